@@ -1,0 +1,409 @@
+// Package hook is the runtime every hookwire binary runs inside. It owns the
+// contract that makes a hook invisible to its agent (ARCHITECTURE.md, "The
+// runtime contract"):
+//
+//  1. exit status 0 in hook mode, whatever happens: bad flags, bad input,
+//     panics, a missing or hanging target;
+//  2. stdout reserved for replies the agent's protocol requires and for
+//     dry-run output;
+//  3. one hard deadline, 3 s from start (1.5 s for a session end), that every
+//     delivery honours and that a watchdog enforces;
+//  4. stdin read with a size cap, never from a terminal, never waited on
+//     forever;
+//  5. PULSE_DRYRUN: do everything, send nothing, print what would be sent;
+//  6. PULSE_LOG: one JSON line per invocation, for the person debugging.
+//
+// A binary is a kong grammar whose Run method takes an *Invocation.
+package hook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/alecthomas/kong"
+	"github.com/mattn/go-isatty"
+
+	"github.com/hookwire/hookwire/internal/agent"
+	"github.com/hookwire/hookwire/internal/text"
+	"github.com/hookwire/hookwire/internal/transport"
+)
+
+// Version is set at build time:
+// -ldflags "-X github.com/hookwire/hookwire/internal/hook.Version=v1.2.3".
+var Version = "dev"
+
+// The budgets, from process start to exit.
+const (
+	// Budget is the ordinary hard deadline.
+	Budget = 3 * time.Second
+	// SessionEndBudget is Claude Code's budget for SessionEnd hooks.
+	SessionEndBudget = 1500 * time.Millisecond
+	// reserve is kept back from a budget for writing the log and exiting:
+	// deliveries see a deadline this much earlier than the budget.
+	reserve = 100 * time.Millisecond
+	// watchdogSlack is how long after the delivery deadline the watchdog
+	// ends the process if a delivery has not returned.
+	watchdogSlack = 50 * time.Millisecond
+)
+
+// Environment variables every binary honours.
+const (
+	EnvDryRun = "PULSE_DRYRUN"
+	EnvLog    = "PULSE_LOG"
+)
+
+// Binary describes one executable.
+type Binary struct {
+	Name string
+	// Help is the description shown by --help.
+	Help string
+	// CLI is a pointer to the kong grammar. Its Run(*Invocation) error
+	// method handles one hook event.
+	CLI any
+	// DryRunEnv lists extra variables that also switch dry-run on, for
+	// compatibility with the scripts a binary replaces.
+	DryRunEnv []string
+}
+
+// Invocation is one run of a binary: the event's deadline, its input, and
+// the way out for everything it sends.
+type Invocation struct {
+	bin    *Binary
+	start  time.Time
+	stdout io.Writer
+	stderr io.Writer
+	stdin  *os.File
+
+	mu       sync.Mutex
+	ctx      context.Context
+	cancel   context.CancelFunc
+	watchdog *time.Timer
+	rec      record
+	logPath  string
+	dryRun   bool
+	// human is true when a person can see stderr (a terminal): argument
+	// errors are then explained there, not only in the log.
+	human bool
+
+	stdinOnce  sync.Once
+	input      Stdin
+	finishOnce sync.Once
+}
+
+// Main runs the binary with the process's arguments and exits. In hook mode
+// the exit status is always 0.
+func Main(b Binary) {
+	os.Exit(Run(b, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// Run runs the binary and returns its exit status.
+func Run(b Binary, args []string, stdin *os.File, stdout, stderr io.Writer) (code int) {
+	inv := newInvocation(&b, stdin, stdout, stderr)
+	defer func() {
+		if r := recover(); r != nil {
+			if e, ok := r.(exitRequest); ok { // --help, --version
+				code = int(e)
+			} else {
+				inv.fail(outcomePanic, fmt.Errorf("panic: %v", r))
+				inv.Notef("%s", stack())
+				code = 0
+			}
+		}
+		inv.finish()
+	}()
+	inv.run(args)
+	return 0
+}
+
+func newInvocation(b *Binary, stdin *os.File, stdout, stderr io.Writer) *Invocation {
+	inv := &Invocation{
+		bin:     b,
+		start:   time.Now(),
+		stdout:  stdout,
+		stderr:  stderr,
+		stdin:   stdin,
+		logPath: os.Getenv(EnvLog),
+	}
+	for _, name := range append([]string{EnvDryRun}, b.DryRunEnv...) {
+		if os.Getenv(name) != "" {
+			inv.dryRun = true
+		}
+	}
+	if f, ok := stderr.(*os.File); ok {
+		inv.human = isatty.IsTerminal(f.Fd())
+	}
+	inv.rec = record{Binary: b.Name, Version: Version, DryRun: inv.dryRun}
+	inv.setBudget(Budget)
+
+	// An agent that gives up on us sends SIGTERM (Gemini CLI, then SIGKILL
+	// 5 s later). Leave quietly, taking our children with us.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	go func() {
+		s := <-sigs
+		inv.fail(outcomeSignal, fmt.Errorf("terminated by %v", s))
+		inv.exitNow()
+	}()
+	return inv
+}
+
+// setBudget (re)arms the deadline at start+budget.
+func (inv *Invocation) setBudget(budget time.Duration) {
+	inv.mu.Lock()
+	defer inv.mu.Unlock()
+	deadline := inv.start.Add(budget - reserve)
+	if inv.ctx != nil {
+		if dl, _ := inv.ctx.Deadline(); !deadline.Before(dl) {
+			return // budgets only ever shrink
+		}
+	}
+	parent := context.Background()
+	if inv.ctx != nil {
+		parent = inv.ctx
+	}
+	inv.ctx, inv.cancel = context.WithDeadline(parent, deadline)
+	if inv.watchdog != nil {
+		inv.watchdog.Stop()
+	}
+	inv.watchdog = time.AfterFunc(time.Until(deadline)+watchdogSlack, func() {
+		inv.fail(outcomeTimeout, errors.New("hard deadline reached"))
+		inv.exitNow()
+	})
+}
+
+// exitNow is the last resort: kill what we started, log, exit 0.
+func (inv *Invocation) exitNow() {
+	transport.KillAll()
+	inv.finish()
+	os.Exit(0)
+}
+
+func (inv *Invocation) run(args []string) {
+	var exit exitRequest = -1
+	parser, err := kong.New(inv.bin.CLI,
+		kong.Name(inv.bin.Name),
+		kong.Description(inv.bin.Help),
+		kong.Writers(inv.stdout, inv.stderr),
+		kong.Exit(func(code int) { exit = exitRequest(code); panic(exit) }),
+		kong.Vars{"version": inv.bin.Name + " " + Version},
+		kong.Bind(inv),
+	)
+	if err != nil {
+		panic(err) // a grammar bug, caught by every test
+	}
+	kctx, err := parser.Parse(args)
+	if err != nil {
+		// A mistyped settings line must not fail the agent's hook, and
+		// should still deliver the event it meant: drop the flags and try
+		// with the positional arguments alone.
+		inv.noteArgs(err)
+		kctx, err = parser.Parse(positional(args))
+		if err != nil {
+			inv.fail(outcomeArgs, err)
+			return
+		}
+	}
+	if err := kctx.Run(inv); err != nil {
+		inv.fail(outcomeFailed, err)
+	}
+}
+
+// noteArgs records an argument error where a person will look.
+func (inv *Invocation) noteArgs(err error) {
+	inv.Notef("arguments: %v (run %s --help)", err, inv.bin.Name)
+	if inv.human {
+		fmt.Fprintf(inv.stderr, "%s: %v (see --help)\n", inv.bin.Name, err)
+	}
+}
+
+// positional drops every flag, keeping "-" (stdin), negative numbers, and
+// whatever follows "--". The result starts with "--" so that kong reads all of
+// it as positional arguments.
+func positional(args []string) []string {
+	out := []string{"--"}
+	for i, a := range args {
+		if a == "--" {
+			return append(out, args[i+1:]...)
+		}
+		if a == "-" || !strings.HasPrefix(a, "-") || len(a) > 1 && '0' <= a[1] && a[1] <= '9' {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// exitRequest is how kong's Exit (after --help or --version) unwinds to Run.
+type exitRequest int
+
+// Context carries the deadline every delivery must honour.
+func (inv *Invocation) Context() context.Context {
+	inv.mu.Lock()
+	defer inv.mu.Unlock()
+	return inv.ctx
+}
+
+// DryRun reports whether deliveries are printed instead of sent.
+func (inv *Invocation) DryRun() bool { return inv.dryRun }
+
+// Getenv reads the environment.
+func (inv *Invocation) Getenv(key string) string { return os.Getenv(key) }
+
+// Stdin returns what the agent wrote on stdin, read on first use.
+func (inv *Invocation) Stdin() Stdin {
+	inv.stdinOnce.Do(func() {
+		var note string
+		inv.input, note = readStdin(inv.stdin)
+		if note != "" {
+			inv.Notef("%s", note)
+		}
+	})
+	return inv.input
+}
+
+// Event reads stdin and returns the canonical event, observed for the log
+// and the deadline. agentFlag is --agent; args are the positional arguments.
+func (inv *Invocation) Event(agentFlag string, args []string) agent.Event {
+	ev := inv.Payload(agentFlag, args)
+	if ev.Kind == agent.Unknown {
+		if ev.Name == "" {
+			inv.Notef("no event name in the payload or the arguments")
+		} else {
+			inv.Notef("event %q is not one this suite maps (agent %s)", ev.Name, ev.Agent)
+		}
+	}
+	inv.Observe(ev)
+	return ev
+}
+
+// Payload reads stdin and parses it as Event does, without observing the
+// event: for binaries whose event comes from elsewhere (pulse-emit's argument).
+func (inv *Invocation) Payload(agentFlag string, args []string) agent.Event {
+	in := inv.Stdin()
+	ev := agent.Parse(agent.Input{
+		Agent:     agentFlag,
+		Payload:   in.Data,
+		Truncated: in.Truncated,
+		Args:      args,
+		Getenv:    os.Getenv,
+		Getwd:     os.Getwd,
+	})
+	if len(in.Data) > 0 && ev.Raw == nil && !jsonArg(args) {
+		inv.Notef("stdin: %d bytes that are not a JSON object: ignored", len(in.Data))
+	}
+	return ev
+}
+
+func jsonArg(args []string) bool {
+	return len(args) > 0 && strings.HasPrefix(strings.TrimSpace(args[len(args)-1]), "{")
+}
+
+// Observe records the event in the log and, for a session end, shrinks the
+// deadline to the session-end budget.
+func (inv *Invocation) Observe(ev agent.Event) {
+	inv.mu.Lock()
+	inv.rec.Agent, inv.rec.Event, inv.rec.Kind, inv.rec.Session =
+		string(ev.Agent), ev.Name, string(ev.Kind), ev.Session
+	inv.mu.Unlock()
+	if ev.Kind == agent.SessionEnd {
+		inv.setBudget(SessionEndBudget)
+	}
+}
+
+// Send delivers r before the deadline, or prints it in a dry run. The error
+// is for the caller's decisions (spool it? print a decision?); it is already
+// in the log.
+func (inv *Invocation) Send(r transport.Request) (transport.Reply, error) {
+	if inv.dryRun {
+		inv.write([]byte(r.Describe() + "\n"))
+		inv.mu.Lock()
+		inv.rec.Sent = append(inv.rec.Sent, delivery{To: r.Summary()})
+		inv.mu.Unlock()
+		return transport.Reply{}, nil
+	}
+	reply, err := r.Do(inv.Context())
+	d := delivery{To: r.Summary(), Status: reply.Status, Reply: text.ClipBytes(string(reply.Body), 200)}
+	if err != nil {
+		d.Error = err.Error()
+	}
+	inv.mu.Lock()
+	inv.rec.Sent = append(inv.rec.Sent, d)
+	inv.mu.Unlock()
+	return reply, err
+}
+
+// Reply writes a reply that the agent's protocol requires on stdout.
+func (inv *Invocation) Reply(b []byte) { inv.write(b) }
+
+func (inv *Invocation) write(b []byte) {
+	// A reader that went away must cost us an error, not a SIGPIPE death.
+	signal.Ignore(syscall.SIGPIPE)
+	_, _ = inv.stdout.Write(b)
+}
+
+// Notef adds a line to the debug log: what was odd about this invocation, in
+// words a person debugging a silent hook can act on.
+func (inv *Invocation) Notef(format string, args ...any) {
+	inv.mu.Lock()
+	defer inv.mu.Unlock()
+	if len(inv.rec.Notes) < 20 {
+		inv.rec.Notes = append(inv.rec.Notes, text.ClipBytes(fmt.Sprintf(format, args...), 2000))
+	}
+}
+
+// Skip records why nothing was sent.
+func (inv *Invocation) Skip(format string, args ...any) {
+	inv.Notef(format, args...)
+}
+
+// fail records the first failure.
+func (inv *Invocation) fail(outcome string, err error) {
+	inv.mu.Lock()
+	defer inv.mu.Unlock()
+	if inv.rec.Outcome == "" {
+		inv.rec.Outcome = outcome
+		inv.rec.Error = err.Error()
+	}
+}
+
+// finish writes the log line, once, whichever way the process ends.
+func (inv *Invocation) finish() {
+	inv.finishOnce.Do(func() {
+		inv.mu.Lock()
+		defer inv.mu.Unlock()
+		r := &inv.rec
+		if r.Outcome == "" {
+			r.Outcome = outcomeNothing
+			for _, d := range r.Sent {
+				r.Outcome = outcomeOK
+				if d.Error != "" {
+					r.Outcome, r.Error = outcomeFailed, d.Error
+					break
+				}
+			}
+			if inv.dryRun && len(r.Sent) > 0 {
+				r.Outcome = outcomeDryRun
+			}
+		}
+		r.Time = inv.start.UTC().Format(time.RFC3339Nano)
+		r.Duration = ms(time.Since(inv.start))
+		appendLog(inv.logPath, r)
+	})
+}
+
+// stack returns the panicking goroutine's stack, trimmed to what matters.
+func stack() string {
+	lines := strings.Split(string(debug.Stack()), "\n")
+	if len(lines) > 24 {
+		lines = lines[:24]
+	}
+	return strings.Join(lines, "\n")
+}

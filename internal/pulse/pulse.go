@@ -1,0 +1,69 @@
+// Package pulse speaks the noctalia Pulse protocol: events dispatched with
+// `noctalia msg plugin <target> all <event> [payload]` to the claude-companion
+// plugin's pulse-svc aggregator, payload `model,in,out,cacheCreate,cacheRead,session[,pid]`.
+package pulse
+
+import (
+	"strings"
+
+	"github.com/hookwire/hookwire/internal/text"
+	"github.com/hookwire/hookwire/internal/transport"
+)
+
+// DefaultTarget is the plugin entry that aggregates Pulse events.
+const DefaultTarget = "lowcache/claude-companion:pulse-svc"
+
+// Environment variables.
+const (
+	EnvTarget = "PULSE_TARGET" // the plugin entry to dispatch to
+	EnvPID    = "PULSE_PID"    // the agent's pid, sent as the 7th field when all digits
+)
+
+// Vocabulary is the set of events pulse-svc understands. It renders any other
+// word as idle, keeping the word.
+var Vocabulary = map[string]bool{
+	"needs_attention": true, "error": true, "tool_start": true, "turn_start": true,
+	"text": true, "turn_end": true, "idle": true, "session_end": true,
+	// Newer pulse-svc control events.
+	"consent_request": true, "presence": true,
+}
+
+// Target returns PULSE_TARGET, or the default when it is unset or empty.
+func Target(getenv func(string) string) string {
+	if t := getenv(EnvTarget); t != "" {
+		return t
+	}
+	return DefaultTarget
+}
+
+// Dispatch is the noctalia command for one event. An empty payload sends a
+// bare event (which lands in pulse-svc's shared default slot).
+func Dispatch(target, event, payload string) transport.Command {
+	argv := []string{"noctalia", "msg", "plugin", target, "all", event}
+	if payload != "" {
+		argv = append(argv, payload)
+	}
+	return transport.Command{Argv: argv}
+}
+
+// Field cleans one CSV field the way the reference emitter does
+// (`tr -cd 'A-Za-z0-9._?-'`): commas and whitespace cannot survive, since
+// noctalia joins its argv with spaces and pulse-svc splits on commas.
+func Field(s string) string { return text.Keep(s, text.Token) }
+
+// CSV joins already-chosen field values, each cleaned.
+func CSV(fields ...string) string {
+	for i, f := range fields {
+		fields[i] = Field(f)
+	}
+	return strings.Join(fields, ",")
+}
+
+// PID returns PULSE_PID when it is all digits, else "".
+func PID(getenv func(string) string) string {
+	p := getenv(EnvPID)
+	if p == "" || strings.Trim(p, "0123456789") != "" {
+		return ""
+	}
+	return p
+}

@@ -1,0 +1,152 @@
+package transport
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// HTTP is one request to a local daemon, over TCP or over a Unix socket.
+type HTTP struct {
+	Method string // default POST
+	URL    string
+	// Socket, when set, is the Unix socket to connect to; the URL then only
+	// supplies the path and the Host header.
+	Socket string
+	Header http.Header
+	Body   []byte
+	// Secret names the headers whose values never leave this process except
+	// on the wire: Describe and Summary print them as <redacted>.
+	Secret []string
+	// MaxReply bounds the response body kept; zero means 64 KiB.
+	MaxReply int
+	// AllowRemote permits a host that is not loopback. Only a user's explicit
+	// configuration may set it.
+	AllowRemote bool
+}
+
+// ErrNotLoopback refuses a request to another machine that the user did not ask for.
+var ErrNotLoopback = errors.New("host is not loopback")
+
+func (h HTTP) method() string { return orDefault(h.Method, http.MethodPost) }
+
+func (h HTTP) where() string {
+	if h.Socket != "" {
+		return h.URL + " via unix:" + h.Socket
+	}
+	return h.URL
+}
+
+// Describe is the request line, the headers (sorted, secrets redacted), a
+// blank line and the body.
+func (h HTTP) Describe() string {
+	var b strings.Builder
+	b.WriteString(h.method() + " " + h.where() + "\n")
+	for _, k := range slices.Sorted(func(yield func(string) bool) {
+		for k := range h.Header {
+			if !yield(k) {
+				return
+			}
+		}
+	}) {
+		for _, v := range h.Header[k] {
+			b.WriteString(k + ": " + h.redact(k, v) + "\n")
+		}
+	}
+	b.WriteString("\n")
+	b.Write(h.Body)
+	return b.String()
+}
+
+func (h HTTP) redact(name, value string) string {
+	for _, s := range h.Secret {
+		if http.CanonicalHeaderKey(s) == http.CanonicalHeaderKey(name) {
+			if scheme, _, ok := strings.Cut(value, " "); ok && strings.EqualFold(scheme, "Bearer") {
+				return scheme + " <redacted>"
+			}
+			return "<redacted>"
+		}
+	}
+	return value
+}
+
+// Summary is the method, URL and body size.
+func (h HTTP) Summary() string {
+	return fmt.Sprintf("%s %s (%d bytes)", h.method(), h.where(), len(h.Body))
+}
+
+// Do sends the request and reads a bounded response. Redirects are not
+// followed and no proxy is used: the target is on this machine.
+func (h HTTP) Do(ctx context.Context) (Reply, error) {
+	u, err := url.Parse(h.URL)
+	if err != nil {
+		return Reply{}, err
+	}
+	if h.Socket == "" && !h.AllowRemote && !Loopback(u.Hostname()) {
+		return Reply{}, fmt.Errorf("%s: %w (set it explicitly to allow it)", u.Host, ErrNotLoopback)
+	}
+	dial := (&net.Dialer{}).DialContext
+	if h.Socket != "" {
+		dial = func(ctx context.Context, _, _ string) (net.Conn, error) {
+			return dialUnix(ctx, h.Socket, DefaultConnect)
+		}
+	}
+	tr := &http.Transport{
+		Proxy:                  nil,
+		DialContext:            dial,
+		DisableKeepAlives:      true,
+		DisableCompression:     true,
+		MaxResponseHeaderBytes: 16 << 10,
+	}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{
+		Transport:     tr,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	req, err := http.NewRequestWithContext(ctx, h.method(), h.URL, bytes.NewReader(h.Body))
+	if err != nil {
+		return Reply{}, err
+	}
+	for k, vs := range h.Header {
+		req.Header[k] = vs
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return Reply{}, deadlineErr(ctx, unwrapURLError(err))
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(orDefault(h.MaxReply, 64<<10))))
+	reply := Reply{Status: resp.StatusCode, Body: body}
+	if err != nil {
+		return reply, fmt.Errorf("reading the response: %w", deadlineErr(ctx, err))
+	}
+	return reply, nil
+}
+
+// unwrapURLError drops net/http's "Post \"url\": " prefix; the log already
+// says where the request went.
+func unwrapURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+// Loopback reports whether host names this machine: localhost or a loopback
+// address. Other names are not resolved: a name that resolves to loopback
+// today may not tomorrow.
+func Loopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

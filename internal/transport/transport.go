@@ -1,0 +1,60 @@
+// Package transport delivers one message to a local target under a deadline:
+// run a command, write a line to a Unix socket, or make an HTTP request over
+// TCP loopback or a Unix socket.
+//
+// Every request is a value that can describe itself, so that the runtime can
+// print it instead of sending it (dry-run) and record it in the debug log
+// without its secrets. Do honours the context's deadline in every step
+// (connect, write, read, a child that never exits), follows no redirect, and
+// leaves no goroutine or child process behind.
+package transport
+
+import (
+	"context"
+	"errors"
+)
+
+// Request is one delivery.
+type Request interface {
+	// Describe returns exactly what would be sent, for a dry run: argv, socket
+	// path and line, method, URL, headers and body. Secrets read <redacted>.
+	Describe() string
+	// Summary is the debug log's one-line account: where it goes and how big
+	// it is, never a secret and never the text of a prompt or tool output.
+	Summary() string
+	// Do delivers the request.
+	Do(ctx context.Context) (Reply, error)
+}
+
+// Reply is what the target answered.
+type Reply struct {
+	// Status is the HTTP status, or a command's exit code.
+	Status int
+	// Body is the reply line, response body or command output, bounded.
+	Body []byte
+}
+
+// ErrDeadline is wrapped by errors that come from the deadline expiring, so
+// the log can say "the target hung" rather than echoing a syscall error.
+var ErrDeadline = errors.New("deadline reached")
+
+// deadlineErr rewrites a context error into ErrDeadline.
+func deadlineErr(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ErrDeadline
+	}
+	return err
+}
+
+// capWriter keeps the first n bytes written to it and discards the rest.
+type capWriter struct {
+	b []byte
+	n int
+}
+
+func (w *capWriter) Write(p []byte) (int, error) {
+	if room := w.n - len(w.b); room > 0 {
+		w.b = append(w.b, p[:min(room, len(p))]...)
+	}
+	return len(p), nil
+}

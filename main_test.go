@@ -1,0 +1,68 @@
+package hookwire_test
+
+import (
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/hookwire/hookwire/internal/hook"
+	"github.com/hookwire/hookwire/internal/pulse"
+	"github.com/hookwire/hookwire/internal/testkit"
+)
+
+// binaries is the suite. A new binary joins the golden tests, the hostile
+// input matrix and the latency benchmark by adding a row here and one in
+// hostileTargets.
+var binaries = map[string]func() hook.Binary{
+	"pulse-emit": pulse.Emit,
+}
+
+var update = flag.Bool("u", false, "update testscript goldens in place")
+
+func TestMain(m *testing.M) {
+	// The fake noctalia is this test binary under another name. It is not
+	// registered with testscript, which would put it on every script's PATH:
+	// a script asks for it with fake-noctalia, and its absence is a case too.
+	if filepath.Base(os.Args[0]) == "noctalia" {
+		testkit.Noctalia()
+		os.Exit(0)
+	}
+	cmds := map[string]func(){}
+	for name, bin := range binaries {
+		cmds[name] = func() { hook.Main(bin()) }
+	}
+	testscript.Main(m, cmds)
+}
+
+func TestScript(t *testing.T) {
+	t.Parallel()
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		UpdateScripts:       *update,
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		Cmds:                testkit.Commands(),
+		Setup: func(env *testscript.Env) error {
+			// Nothing from the developer's own setup leaks in.
+			for _, k := range []string{"PULSE_TARGET", "PULSE_PID", "PULSE_DRYRUN", "PULSE_LOG",
+				"NOCTALIA_PULSE_DRYRUN", "TMUX_PANE", "XDG_RUNTIME_DIR"} {
+				env.Setenv(k, "")
+			}
+			// PATH holds the suite and nothing else, so that a real noctalia
+			// on a developer's machine never answers a test; fake-noctalia
+			// adds the fake. $BIN lets a script rebuild PATH.
+			bin, err := exec.LookPath("pulse-emit")
+			if err != nil {
+				return err
+			}
+			env.Setenv("BIN", filepath.Dir(bin))
+			env.Setenv("PATH", filepath.Dir(bin))
+			env.Setenv("XDG_RUNTIME_DIR", filepath.Join(env.WorkDir, "run"))
+			return os.MkdirAll(filepath.Join(env.WorkDir, "run"), 0o700)
+		},
+	})
+}

@@ -379,6 +379,8 @@ func (inv *Invocation) finish() {
 	inv.finishOnce.Do(func() {
 		inv.mu.Lock()
 		defer inv.mu.Unlock()
+		inv.watchdog.Stop()
+		inv.cancel()
 		r := &inv.rec
 		if r.Outcome == "" {
 			r.Outcome = outcomeNothing

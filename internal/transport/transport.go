@@ -12,6 +12,7 @@ package transport
 import (
 	"context"
 	"errors"
+	"os"
 )
 
 // Request is one delivery.
@@ -38,9 +39,11 @@ type Reply struct {
 // the log can say "the target hung" rather than echoing a syscall error.
 var ErrDeadline = errors.New("deadline reached")
 
-// deadlineErr rewrites a context error into ErrDeadline.
+// deadlineErr rewrites an error caused by the deadline into ErrDeadline. A
+// socket deadline set from the context can fire a moment before the
+// context's own timer, hence the second test.
 func deadlineErr(ctx context.Context, err error) error {
-	if ctx.Err() != nil {
+	if ctx.Err() != nil || errors.Is(err, os.ErrDeadlineExceeded) {
 		return ErrDeadline
 	}
 	return err

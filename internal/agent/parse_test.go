@@ -1,0 +1,453 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+)
+
+var now = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+
+const sid = "d63ac083-c016-4a5e-9d4f-0d0b1f7e2a11"
+
+// claude builds a Claude Code payload: the common fields plus extra.
+func claude(event, extra string) string {
+	return `{"session_id":"` + sid + `","transcript_path":"/home/u/.claude/projects/-home-u-app/` + sid + `.jsonl",` +
+		`"cwd":"/home/u/app","permission_mode":"default","hook_event_name":"` + event + `"` + extra + `}`
+}
+
+func gemini(event, extra string) string {
+	return `{"session_id":"g-5f1e","transcript_path":"/home/u/.gemini/tmp/chats/session.json","cwd":"/home/u/app",` +
+		`"hook_event_name":"` + event + `","timestamp":"2026-11-30T11:59:58.250Z"` + extra + `}`
+}
+
+func antigravity(extra string) string {
+	return `{"conversationId":"7c9e6679-7425-40de-944b-e07fc1f90ae7","workspacePaths":["/home/u/app"],` +
+		`"transcriptPath":"/home/u/.gemini/antigravity/brain/7c9e/transcript.jsonl","artifactDirectoryPath":"/home/u/.gemini/antigravity/brain/7c9e"` + extra + `}`
+}
+
+func codex(event, extra string) string {
+	return `{"session_id":"019a7f3c-0000-7000-8000-00000000c0de","turn_id":"019a7f3c-1111","transcript_path":null,` +
+		`"cwd":"/home/u/app","hook_event_name":"` + event + `","model":"gpt-5-codex","permission_mode":"default"` + extra + `}`
+}
+
+func cursor(event, extra string) string {
+	return `{"conversation_id":"conv-42","generation_id":"gen-7","hook_event_name":"` + event + `",` +
+		`"workspace_roots":["/home/u/app"]` + extra + `}`
+}
+
+func copilot(extra string) string {
+	return `{"timestamp":1764503998250,"cwd":"/home/u/app","sessionId":"cp-9"` + extra + `}`
+}
+
+// base events, to which each case adds what its payload carries.
+var (
+	claudeBase = Event{Agent: Claude, Session: sid, Cwd: "/home/u/app",
+		Transcript: "/home/u/.claude/projects/-home-u-app/" + sid + ".jsonl", Time: now}
+	geminiBase = Event{Agent: Gemini, Session: "g-5f1e", Cwd: "/home/u/app",
+		Transcript: "/home/u/.gemini/tmp/chats/session.json", Time: time.Date(2026, 11, 30, 11, 59, 58, 250e6, time.UTC)}
+	agyBase = Event{Agent: Antigravity, Session: "7c9e6679-7425-40de-944b-e07fc1f90ae7", Cwd: "/home/u/app",
+		Transcript: "/home/u/.gemini/antigravity/brain/7c9e/transcript.jsonl", Time: now}
+	codexBase = Event{Agent: Codex, Session: "019a7f3c-0000-7000-8000-00000000c0de", Cwd: "/home/u/app",
+		Model: "gpt-5-codex", Time: now}
+	cursorBase  = Event{Agent: Cursor, Session: "conv-42", Cwd: "/home/u/app", Time: now}
+	copilotBase = Event{Agent: Copilot, Session: "cp-9", Cwd: "/home/u/app", Time: time.UnixMilli(1764503998250)}
+)
+
+func with(base Event, f func(*Event)) Event {
+	f(&base)
+	return base
+}
+
+type parseCase struct {
+	name    string
+	agent   string
+	args    []string
+	payload string
+	want    Event
+}
+
+var parseCases = []parseCase{
+	// Claude Code: one case per row of the table, from its hook payloads.
+	{"claude/SessionStart", "", nil, claude("SessionStart", `,"source":"startup","model":"claude-opus-4-6"`),
+		with(claudeBase, func(e *Event) {
+			e.Kind, e.Name, e.Reason, e.Model = SessionStart, "SessionStart", "startup", "claude-opus-4-6"
+		})},
+	{"claude/UserPromptSubmit", "", nil, claude("UserPromptSubmit", `,"prompt":"Fix the flaky test in run_test.go"`),
+		with(claudeBase, func(e *Event) {
+			e.Kind, e.Name, e.Prompt = Prompt, "UserPromptSubmit", "Fix the flaky test in run_test.go"
+		})},
+	{"claude/PreToolUse", "", nil, claude("PreToolUse", `,"tool_name":"Bash","tool_input":{"command":"go test ./...","description":"Run the tests"},"tool_use_id":"toolu_01ABC"`),
+		with(claudeBase, func(e *Event) {
+			e.Kind, e.Name, e.Tool, e.ToolUseID = ToolStart, "PreToolUse", "Bash", "toolu_01ABC"
+			e.ToolInput = json.RawMessage(`{"command":"go test ./...","description":"Run the tests"}`)
+		})},
+	{"claude/PostToolUse", "", nil, claude("PostToolUse", `,"tool_name":"Read","tool_input":{"file_path":"/home/u/app/go.mod"},"tool_response":{"type":"text","file":{"content":"module x"}},"tool_use_id":"toolu_02"`),
+		with(claudeBase, func(e *Event) {
+			e.Kind, e.Name, e.Tool, e.ToolUseID, e.OK = ToolEnd, "PostToolUse", "Read", "toolu_02", true
+			e.ToolInput = json.RawMessage(`{"file_path":"/home/u/app/go.mod"}`)
+		})},
+	{"claude/PostToolUseFailure", "", nil, claude("PostToolUseFailure", `,"tool_name":"Bash","tool_input":{"command":"false"},"tool_use_id":"toolu_03","error":"Exit code 1","is_interrupt":false`),
+		with(claudeBase, func(e *Event) {
+			e.Kind, e.Name, e.Tool, e.ToolUseID, e.OK, e.Error = ToolEnd, "PostToolUseFailure", "Bash", "toolu_03", false, "Exit code 1"
+			e.ToolInput = json.RawMessage(`{"command":"false"}`)
+		})},
+	{"claude/PostToolUseFailure/interrupt", "", nil, claude("PostToolUseFailure", `,"tool_name":"Bash","tool_input":{"command":"sleep 60"},"tool_use_id":"toolu_04","error":"Interrupted by user","is_interrupt":true`),
+		with(claudeBase, func(e *Event) {
+			e.Kind, e.Name, e.Tool, e.ToolUseID, e.Error = Interrupted, "PostToolUseFailure", "Bash", "toolu_04", "Interrupted by user"
+			e.ToolInput = json.RawMessage(`{"command":"sleep 60"}`)
+		})},
+	{"claude/PermissionRequest", "", nil, claude("PermissionRequest", `,"tool_name":"Bash","tool_input":{"command":"rm -rf build"},"permission_suggestions":[{"type":"addRules","rules":[{"toolName":"Bash"}],"behavior":"allow","destination":"localSettings"}]`),
+		with(claudeBase, func(e *Event) {
+			e.Kind, e.Name, e.Tool = Permission, "PermissionRequest", "Bash"
+			e.ToolInput = json.RawMessage(`{"command":"rm -rf build"}`)
+		})},
+	{"claude/Notification/permission_prompt", "", nil, claude("Notification", `,"message":"Claude needs your permission to use Bash","title":"Claude Code","notification_type":"permission_prompt"`),
+		with(claudeBase, func(e *Event) {
+			e.Kind, e.Name, e.Message, e.Reason = Permission, "Notification", "Claude needs your permission to use Bash", "permission_prompt"
+		})},
+	{"claude/Notification/idle_prompt", "", nil, claude("Notification", `,"message":"Claude is waiting for your input","notification_type":"idle_prompt"`),
+		with(claudeBase, func(e *Event) {
+			e.Kind, e.Name, e.Message, e.Reason = Attention, "Notification", "Claude is waiting for your input", "idle_prompt"
+		})},
+	{"claude/Notification/elicitation_dialog", "", nil, claude("Notification", `,"message":"An MCP server asks a question","notification_type":"elicitation_dialog"`),
+		with(claudeBase, func(e *Event) {
+			e.Kind, e.Name, e.Message, e.Reason = Attention, "Notification", "An MCP server asks a question", "elicitation_dialog"
+		})},
+	{"claude/Stop", "", nil, claude("Stop", `,"stop_hook_active":false,"last_assistant_message":"All 42 tests pass."`),
+		with(claudeBase, func(e *Event) { e.Kind, e.Name, e.Message = TurnEnd, "Stop", "All 42 tests pass." })},
+	{"claude/StopFailure", "", nil, claude("StopFailure", `,"error_type":"rate_limit","error":"429 Too Many Requests"`),
+		with(claudeBase, func(e *Event) {
+			e.Kind, e.Name, e.ErrorType, e.Error = Error, "StopFailure", "rate_limit", "429 Too Many Requests"
+		})},
+	{"claude/PreCompact", "", nil, claude("PreCompact", `,"trigger":"auto","custom_instructions":""`),
+		with(claudeBase, func(e *Event) { e.Kind, e.Name, e.Reason = Compact, "PreCompact", "auto" })},
+	{"claude/SubagentStart", "", nil, claude("SubagentStart", `,"agent_id":"a-1","agent_type":"Explore"`),
+		with(claudeBase, func(e *Event) { e.Kind, e.Name = SubagentStart, "SubagentStart" })},
+	{"claude/SubagentStop", "", nil, claude("SubagentStop", `,"agent_id":"a-1","agent_type":"Explore","stop_hook_active":false,"last_assistant_message":"Found 3 callers."`),
+		with(claudeBase, func(e *Event) { e.Kind, e.Name, e.Message = SubagentStop, "SubagentStop", "Found 3 callers." })},
+	{"claude/SessionEnd", "", nil, claude("SessionEnd", `,"reason":"prompt_input_exit"`),
+		with(claudeBase, func(e *Event) { e.Kind, e.Name, e.Reason = SessionEnd, "SessionEnd", "prompt_input_exit" })},
+	{"claude/unknown event kept", "", nil, claude("TeammateIdle", `,"teammate_name":"x","future_field":{"a":[1,2]}`),
+		with(claudeBase, func(e *Event) { e.Kind, e.Name = Unknown, "TeammateIdle" })},
+	{"claude/positional fallback", "", []string{"Stop"}, `{"session_id":"` + sid + `","cwd":"/home/u/app"}`,
+		Event{Agent: Claude, Kind: TurnEnd, Name: "Stop", Session: sid, Cwd: "/home/u/app", Time: now}},
+
+	// Gemini CLI.
+	{"gemini/SessionStart", "", nil, gemini("SessionStart", `,"source":"startup"`),
+		with(geminiBase, func(e *Event) { e.Kind, e.Name, e.Reason = SessionStart, "SessionStart", "startup" })},
+	{"gemini/BeforeAgent", "", nil, gemini("BeforeAgent", `,"prompt":"Explain this repo"`),
+		with(geminiBase, func(e *Event) { e.Kind, e.Name, e.Prompt = Prompt, "BeforeAgent", "Explain this repo" })},
+	{"gemini/BeforeTool", "", nil, gemini("BeforeTool", `,"tool_name":"run_shell_command","tool_input":{"command":"ls -la"}`),
+		with(geminiBase, func(e *Event) {
+			e.Kind, e.Name, e.Tool, e.ToolInput = ToolStart, "BeforeTool", "run_shell_command", json.RawMessage(`{"command":"ls -la"}`)
+		})},
+	{"gemini/AfterTool", "", nil, gemini("AfterTool", `,"tool_name":"read_file","tool_input":{"absolute_path":"/home/u/app/a.go"},"tool_response":{"llmContent":"package a","returnDisplay":""}`),
+		with(geminiBase, func(e *Event) {
+			e.Kind, e.Name, e.Tool, e.OK = ToolEnd, "AfterTool", "read_file", true
+			e.ToolInput = json.RawMessage(`{"absolute_path":"/home/u/app/a.go"}`)
+		})},
+	{"gemini/AfterTool/error", "", nil, gemini("AfterTool", `,"tool_name":"read_file","tool_input":{},"tool_response":{"llmContent":"","error":"File not found"}`),
+		with(geminiBase, func(e *Event) {
+			e.Kind, e.Name, e.Tool, e.OK, e.Error = ToolEnd, "AfterTool", "read_file", false, "File not found"
+			e.ToolInput = json.RawMessage(`{}`)
+		})},
+	{"gemini/Notification/ToolPermission", "", nil, gemini("Notification", `,"notification_type":"ToolPermission","message":"Allow run_shell_command?","details":{"command":"make"}`),
+		with(geminiBase, func(e *Event) {
+			e.Kind, e.Name, e.Reason, e.Message = Permission, "Notification", "ToolPermission", "Allow run_shell_command?"
+		})},
+	{"gemini/Notification/other", "", nil, gemini("Notification", `,"notification_type":"Other","message":"Waiting"`),
+		with(geminiBase, func(e *Event) { e.Kind, e.Name, e.Reason, e.Message = Attention, "Notification", "Other", "Waiting" })},
+	{"gemini/AfterAgent", "", nil, gemini("AfterAgent", `,"prompt":"Explain this repo","prompt_response":"It is a hook suite.","stop_hook_active":false`),
+		with(geminiBase, func(e *Event) {
+			e.Kind, e.Name, e.Prompt, e.Message = TurnEnd, "AfterAgent", "Explain this repo", "It is a hook suite."
+		})},
+	{"gemini/PreCompress", "", nil, gemini("PreCompress", `,"trigger":"auto"`),
+		with(geminiBase, func(e *Event) { e.Kind, e.Name, e.Reason = Compact, "PreCompress", "auto" })},
+	{"gemini/AfterModel", "", nil, gemini("AfterModel", `,"llm_request":{"model":"gemini-2.5-pro","messages":[]},"llm_response":{"text":"Hel"}`),
+		with(geminiBase, func(e *Event) { e.Kind, e.Name, e.Model = Text, "AfterModel", "gemini-2.5-pro" })},
+	{"gemini/SessionEnd", "", nil, gemini("SessionEnd", `,"reason":"exit"`),
+		with(geminiBase, func(e *Event) { e.Kind, e.Name, e.Reason = SessionEnd, "SessionEnd", "exit" })},
+	{"gemini/BeforeModel is deliberately unmapped", "", nil, gemini("BeforeModel", `,"llm_request":{"model":"gemini-2.5-pro"}`),
+		with(geminiBase, func(e *Event) { e.Kind, e.Name, e.Model = Unknown, "BeforeModel", "gemini-2.5-pro" })},
+	{"gemini/session from GEMINI_SESSION_ID", "gemini", []string{"PreToolUse"}, `{"cwd":"/home/u/app","tool_name":"glob"}`,
+		Event{Agent: Gemini, Kind: ToolStart, Name: "PreToolUse", Session: "env-session", Cwd: "/home/u/app", Tool: "glob", Time: now}},
+
+	// Antigravity: no event name in the payload; the installer passes it.
+	{"antigravity/SessionStart", "", []string{"SessionStart"}, antigravity(``),
+		with(agyBase, func(e *Event) { e.Kind, e.Name = SessionStart, "SessionStart" })},
+	{"antigravity/PreInvocation/first", "", []string{"PreInvocation"}, antigravity(`,"invocationNum":0`),
+		with(agyBase, func(e *Event) { e.Kind, e.Name = Prompt, "PreInvocation" })},
+	{"antigravity/PreInvocation/absent", "", []string{"PreInvocation"}, antigravity(``),
+		with(agyBase, func(e *Event) { e.Kind, e.Name = Prompt, "PreInvocation" })},
+	{"antigravity/PreInvocation/later", "", []string{"PreInvocation"}, antigravity(`,"invocationNum":3`),
+		with(agyBase, func(e *Event) { e.Kind, e.Name = Thinking, "PreInvocation" })},
+	{"antigravity/PreToolUse", "", []string{"PreToolUse"}, antigravity(`,"stepIdx":4,"toolCall":{"name":"run_command","args":{"CommandLine":"go test ./...","Cwd":"/home/u/app"}}`),
+		with(agyBase, func(e *Event) {
+			e.Kind, e.Name, e.Tool = ToolStart, "PreToolUse", "run_command"
+			e.ToolInput = json.RawMessage(`{"CommandLine":"go test ./...","Cwd":"/home/u/app"}`)
+		})},
+	{"antigravity/PostToolUse", "", []string{"PostToolUse"}, antigravity(`,"stepIdx":4,"toolCall":{"name":"view_file","args":{"FilePath":"/home/u/app/a.go"}}`),
+		with(agyBase, func(e *Event) {
+			e.Kind, e.Name, e.Tool, e.OK = ToolEnd, "PostToolUse", "view_file", true
+			e.ToolInput = json.RawMessage(`{"FilePath":"/home/u/app/a.go"}`)
+		})},
+	{"antigravity/PostToolUse/error, null toolCall", "", []string{"PostToolUse"}, antigravity(`,"stepIdx":5,"toolCall":null,"error":"command timed out"`),
+		with(agyBase, func(e *Event) { e.Kind, e.Name, e.OK, e.Error = ToolEnd, "PostToolUse", false, "command timed out" })},
+	{"antigravity/Stop", "", []string{"Stop"}, antigravity(`,"executionNum":2,"terminationReason":"NO_TOOL_CALL","fullyIdle":true`),
+		with(agyBase, func(e *Event) { e.Kind, e.Name, e.Reason = TurnEnd, "Stop", "NO_TOOL_CALL" })},
+	{"antigravity/PostInvocation is deliberately unmapped", "antigravity", []string{"PostInvocation"}, antigravity(`,"invocationNum":0`),
+		with(agyBase, func(e *Event) { e.Kind, e.Name = Unknown, "PostInvocation" })},
+
+	// Codex hooks: Claude's vocabulary, told apart by turn_id.
+	{"codex/SessionStart", "codex", nil, codex("SessionStart", `,"source":"startup"`),
+		with(codexBase, func(e *Event) { e.Kind, e.Name, e.Reason = SessionStart, "SessionStart", "startup" })},
+	{"codex/UserPromptSubmit", "", nil, codex("UserPromptSubmit", `,"prompt":"add a flag"`),
+		with(codexBase, func(e *Event) { e.Kind, e.Name, e.Prompt = Prompt, "UserPromptSubmit", "add a flag" })},
+	{"codex/PreToolUse", "", nil, codex("PreToolUse", `,"tool_name":"Bash","tool_input":{"command":"cargo test"},"tool_use_id":"call_1"`),
+		with(codexBase, func(e *Event) {
+			e.Kind, e.Name, e.Tool, e.ToolUseID, e.ToolInput = ToolStart, "PreToolUse", "Bash", "call_1", json.RawMessage(`{"command":"cargo test"}`)
+		})},
+	{"codex/PostToolUse", "", nil, codex("PostToolUse", `,"tool_name":"Bash","tool_input":{"command":"cargo test"},"tool_use_id":"call_1","tool_response":"ok"`),
+		with(codexBase, func(e *Event) {
+			e.Kind, e.Name, e.Tool, e.ToolUseID, e.OK = ToolEnd, "PostToolUse", "Bash", "call_1", true
+			e.ToolInput = json.RawMessage(`{"command":"cargo test"}`)
+		})},
+	{"codex/PermissionRequest", "", nil, codex("PermissionRequest", `,"tool_name":"Bash","tool_input":{"command":"git push"},"approval_context":{"sandbox_permissions":"require_escalated","justification":"network"}`),
+		with(codexBase, func(e *Event) {
+			e.Kind, e.Name, e.Tool, e.ToolInput = Permission, "PermissionRequest", "Bash", json.RawMessage(`{"command":"git push"}`)
+		})},
+	{"codex/Stop", "", nil, codex("Stop", `,"stop_hook_active":false,"last_assistant_message":"Done."`),
+		with(codexBase, func(e *Event) { e.Kind, e.Name, e.Message = TurnEnd, "Stop", "Done." })},
+	{"codex/StopFailure", "", nil, codex("StopFailure", `,"error_type":"server_error","error":"stream disconnected"`),
+		with(codexBase, func(e *Event) {
+			e.Kind, e.Name, e.ErrorType, e.Error = Error, "StopFailure", "server_error", "stream disconnected"
+		})},
+	{"codex/PreCompact", "", nil, codex("PreCompact", `,"trigger":"auto"`),
+		with(codexBase, func(e *Event) { e.Kind, e.Name, e.Reason = Compact, "PreCompact", "auto" })},
+	{"codex/SubagentStart", "", nil, codex("SubagentStart", ``),
+		with(codexBase, func(e *Event) { e.Kind, e.Name = SubagentStart, "SubagentStart" })},
+	{"codex/SubagentStop", "", nil, codex("SubagentStop", ``),
+		with(codexBase, func(e *Event) { e.Kind, e.Name = SubagentStop, "SubagentStop" })},
+	{"codex/SessionEnd", "", nil, codex("SessionEnd", `,"reason":"exit"`),
+		with(codexBase, func(e *Event) { e.Kind, e.Name, e.Reason = SessionEnd, "SessionEnd", "exit" })},
+	{"codex/Interrupt", "", nil, codex("Interrupt", ``),
+		with(codexBase, func(e *Event) { e.Kind, e.Name = Interrupted, "Interrupt" })},
+	{"codex/notify agent-turn-complete", "", []string{`{"type":"agent-turn-complete","thread-id":"th-1","turn-id":"tu-2","cwd":"/home/u/app","input-messages":["first","make it faster"],"last-assistant-message":"Rewrote the loop."}`}, "",
+		Event{Agent: Codex, Kind: TurnEnd, Name: "agent-turn-complete", Session: "th-1", Cwd: "/home/u/app",
+			Prompt: "make it faster", Message: "Rewrote the loop.", Time: now}},
+	{"codex/notify agent-turn-start after an event argument", "", []string{"turn_start", `{"type":"agent-turn-start","thread-id":"th-1","turn-id":"tu-3","cwd":"/home/u/app","input-messages":["go"]}`}, "",
+		Event{Agent: Codex, Kind: Prompt, Name: "agent-turn-start", Session: "th-1", Cwd: "/home/u/app", Prompt: "go", Time: now}},
+	{"codex/notify with a null message", "", []string{`{"type":"agent-turn-complete","thread-id":"th-1","turn-id":"tu-2","cwd":"/w","input-messages":[],"last-assistant-message":null}`}, "",
+		Event{Agent: Codex, Kind: TurnEnd, Name: "agent-turn-complete", Session: "th-1", Cwd: "/w", Time: now}},
+
+	// Cursor.
+	{"cursor/sessionStart", "", nil, cursor("sessionStart", ``),
+		with(cursorBase, func(e *Event) { e.Kind, e.Name = SessionStart, "sessionStart" })},
+	{"cursor/beforeSubmitPrompt", "", nil, cursor("beforeSubmitPrompt", `,"prompt":"rename foo","attachments":[]`),
+		with(cursorBase, func(e *Event) { e.Kind, e.Name, e.Prompt = Prompt, "beforeSubmitPrompt", "rename foo" })},
+	{"cursor/preToolUse", "", nil, cursor("preToolUse", `,"tool_name":"Read","tool_input":{"file_path":"a.go"}`),
+		with(cursorBase, func(e *Event) {
+			e.Kind, e.Name, e.Tool, e.ToolInput = ToolStart, "preToolUse", "Read", json.RawMessage(`{"file_path":"a.go"}`)
+		})},
+	{"cursor/beforeShellExecution", "", nil, cursor("beforeShellExecution", `,"command":"npm test","cwd":"/home/u/app/web"`),
+		with(cursorBase, func(e *Event) {
+			e.Kind, e.Name, e.Tool, e.Cwd, e.ToolInput = ToolStart, "beforeShellExecution", "Shell", "/home/u/app/web", json.RawMessage(`{"command":"npm test"}`)
+		})},
+	{"cursor/beforeMCPExecution", "", nil, cursor("beforeMCPExecution", `,"tool_name":"search_issues","tool_input":{"q":"bug"},"url":"http://localhost:7000"`),
+		with(cursorBase, func(e *Event) {
+			e.Kind, e.Name, e.Tool, e.ToolInput = ToolStart, "beforeMCPExecution", "search_issues", json.RawMessage(`{"q":"bug"}`)
+		})},
+	{"cursor/postToolUse", "", nil, cursor("postToolUse", `,"tool_name":"Read","tool_input":{"file_path":"a.go"}`),
+		with(cursorBase, func(e *Event) {
+			e.Kind, e.Name, e.Tool, e.OK, e.ToolInput = ToolEnd, "postToolUse", "Read", true, json.RawMessage(`{"file_path":"a.go"}`)
+		})},
+	{"cursor/afterShellExecution", "", nil, cursor("afterShellExecution", `,"command":"npm test","output":"ok"`),
+		with(cursorBase, func(e *Event) {
+			e.Kind, e.Name, e.Tool, e.OK, e.ToolInput = ToolEnd, "afterShellExecution", "Shell", true, json.RawMessage(`{"command":"npm test"}`)
+		})},
+	{"cursor/afterFileEdit", "", nil, cursor("afterFileEdit", `,"file_path":"/home/u/app/a.go","edits":[{"old_string":"a","new_string":"b"}]`),
+		with(cursorBase, func(e *Event) {
+			e.Kind, e.Name, e.Tool, e.OK, e.ToolInput = ToolEnd, "afterFileEdit", "Edit", true, json.RawMessage(`{"file_path":"/home/u/app/a.go"}`)
+		})},
+	{"cursor/postToolUseFailure", "", nil, cursor("postToolUseFailure", `,"tool_name":"Shell","tool_input":{"command":"x"},"error_message":"not found"`),
+		with(cursorBase, func(e *Event) {
+			e.Kind, e.Name, e.Tool, e.OK, e.Error, e.ToolInput = ToolEnd, "postToolUseFailure", "Shell", false, "not found", json.RawMessage(`{"command":"x"}`)
+		})},
+	{"cursor/stop completed", "", nil, cursor("stop", `,"status":"completed","loop_count":0`),
+		with(cursorBase, func(e *Event) { e.Kind, e.Name, e.Reason = TurnEnd, "stop", "completed" })},
+	{"cursor/stop aborted", "", nil, cursor("stop", `,"status":"aborted"`),
+		with(cursorBase, func(e *Event) { e.Kind, e.Name, e.Reason = Interrupted, "stop", "aborted" })},
+	{"cursor/stop error", "", nil, cursor("stop", `,"status":"error"`),
+		with(cursorBase, func(e *Event) { e.Kind, e.Name, e.Reason = Error, "stop", "error" })},
+	{"cursor/preCompact", "", nil, cursor("preCompact", `,"trigger":"auto"`),
+		with(cursorBase, func(e *Event) { e.Kind, e.Name, e.Reason = Compact, "preCompact", "auto" })},
+	{"cursor/subagentStart", "", nil, cursor("subagentStart", ``),
+		with(cursorBase, func(e *Event) { e.Kind, e.Name = SubagentStart, "subagentStart" })},
+	{"cursor/subagentStop", "", nil, cursor("subagentStop", ``),
+		with(cursorBase, func(e *Event) { e.Kind, e.Name = SubagentStop, "subagentStop" })},
+	{"cursor/sessionEnd", "", nil, cursor("sessionEnd", `,"reason":"user_close"`),
+		with(cursorBase, func(e *Event) { e.Kind, e.Name, e.Reason = SessionEnd, "sessionEnd", "user_close" })},
+
+	// GitHub Copilot CLI: camelCase events given as the argument.
+	{"copilot/sessionStart", "", []string{"sessionStart"}, copilot(`,"source":"new","initialPrompt":"fix the build"`),
+		with(copilotBase, func(e *Event) {
+			e.Kind, e.Name, e.Reason, e.Prompt = SessionStart, "sessionStart", "new", "fix the build"
+		})},
+	{"copilot/userPromptSubmitted", "", []string{"userPromptSubmitted"}, copilot(`,"prompt":"and the tests"`),
+		with(copilotBase, func(e *Event) { e.Kind, e.Name, e.Prompt = Prompt, "userPromptSubmitted", "and the tests" })},
+	{"copilot/preToolUse, toolArgs as a string", "", []string{"preToolUse"}, copilot(`,"toolName":"bash","toolArgs":"{\"command\":\"make\"}"`),
+		with(copilotBase, func(e *Event) {
+			e.Kind, e.Name, e.Tool, e.ToolInput = ToolStart, "preToolUse", "bash", json.RawMessage(`{"command":"make"}`)
+		})},
+	{"copilot/postToolUse", "", []string{"postToolUse"}, copilot(`,"toolName":"view","toolArgs":{"path":"a.go"},"toolResult":{"resultType":"success","textResultForLlm":"..."}`),
+		with(copilotBase, func(e *Event) {
+			e.Kind, e.Name, e.Tool, e.OK, e.ToolInput = ToolEnd, "postToolUse", "view", true, json.RawMessage(`{"path":"a.go"}`)
+		})},
+	{"copilot/postToolUse failure", "", []string{"postToolUse"}, copilot(`,"toolName":"bash","toolArgs":{"command":"x"},"toolResult":{"resultType":"failure"}`),
+		with(copilotBase, func(e *Event) {
+			e.Kind, e.Name, e.Tool, e.OK, e.ToolInput = ToolEnd, "postToolUse", "bash", false, json.RawMessage(`{"command":"x"}`)
+		})},
+	{"copilot/permissionRequest", "", []string{"permissionRequest"}, copilot(`,"toolName":"bash","toolArgs":{"command":"rm x"}`),
+		with(copilotBase, func(e *Event) {
+			e.Kind, e.Name, e.Tool, e.ToolInput = Permission, "permissionRequest", "bash", json.RawMessage(`{"command":"rm x"}`)
+		})},
+	{"copilot/notification", "", []string{"notification"}, copilot(`,"message":"waiting"`),
+		with(copilotBase, func(e *Event) { e.Kind, e.Name, e.Message = Attention, "notification", "waiting" })},
+	{"copilot/agentStop", "copilot", []string{"agentStop"}, copilot(``),
+		with(copilotBase, func(e *Event) { e.Kind, e.Name = TurnEnd, "agentStop" })},
+	{"copilot/errorOccurred", "", []string{"errorOccurred"}, copilot(`,"error":{"message":"model overloaded","name":"APIError","stack":"..."}`),
+		with(copilotBase, func(e *Event) {
+			e.Kind, e.Name, e.Error, e.ErrorType = Error, "errorOccurred", "model overloaded", "APIError"
+		})},
+	{"copilot/preCompact", "", []string{"preCompact"}, copilot(`,"trigger":"auto"`),
+		with(copilotBase, func(e *Event) { e.Kind, e.Name, e.Reason = Compact, "preCompact", "auto" })},
+	{"copilot/subagentStart", "", []string{"subagentStart"}, copilot(``),
+		with(copilotBase, func(e *Event) { e.Kind, e.Name = SubagentStart, "subagentStart" })},
+	{"copilot/subagentStop", "", []string{"subagentStop"}, copilot(``),
+		with(copilotBase, func(e *Event) { e.Kind, e.Name = SubagentStop, "subagentStop" })},
+	{"copilot/sessionEnd", "", []string{"sessionEnd"}, copilot(`,"reason":"complete"`),
+		with(copilotBase, func(e *Event) { e.Kind, e.Name, e.Reason = SessionEnd, "sessionEnd", "complete" })},
+
+	// Aider sends nothing at all.
+	{"aider", "aider", nil, "",
+		Event{Agent: Aider, Kind: TurnEnd, Name: "notification", Session: "proj", Cwd: "/home/u/proj", Time: now}},
+	// A script with no payload.
+	{"generic", "", []string{"session_end"}, "",
+		Event{Agent: Generic, Kind: SessionEnd, Name: "session_end", Cwd: "/home/u/proj", Time: now}},
+	// An agent this suite has no dialect for, writing Claude-shaped JSON.
+	{"unknown agent", "opencode", nil, `{"hook_event_name":"PreToolUse","session_id":"oc-1","cwd":"/w","tool_name":"bash","tool_input":{"command":"ls"}}`,
+		Event{Agent: "opencode", Kind: ToolStart, Name: "PreToolUse", Session: "oc-1", Cwd: "/w", Tool: "bash",
+			ToolInput: json.RawMessage(`{"command":"ls"}`), Time: now}},
+	{"snake_case name", "", []string{"pre_tool_use"}, `{"session_id":"s"}`,
+		Event{Agent: Claude, Kind: ToolStart, Name: "pre_tool_use", Session: "s", Cwd: "/home/u/proj", Time: now}},
+}
+
+func TestParse(t *testing.T) {
+	for _, tc := range parseCases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := parse(tc.agent, tc.payload, tc.args...)
+			got.Raw = nil
+			compactInput(&got)
+			want := tc.want
+			compactInput(&want)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("got  %s\nwant %s", dump(got), dump(want))
+			}
+		})
+	}
+}
+
+// TestEveryKindCovered keeps the table honest: each dialect column of
+// ARCHITECTURE.md's event table has at least one case.
+func TestEveryKindCovered(t *testing.T) {
+	seen := map[Agent]map[Kind]bool{}
+	for _, tc := range parseCases {
+		if seen[tc.want.Agent] == nil {
+			seen[tc.want.Agent] = map[Kind]bool{}
+		}
+		seen[tc.want.Agent][tc.want.Kind] = true
+	}
+	for a, d := range dialects {
+		for name, k := range d.events {
+			if !seen[a][k] {
+				t.Errorf("%s: no case produces %q (from %s)", a, k, name)
+			}
+		}
+	}
+}
+
+func TestParseHostile(t *testing.T) {
+	for _, payload := range []string{"", " \n", "null", "[]", `"str"`, "42", "{", `{"session_id":`,
+		"{\"session_id\":\"\xff\xfe\"}", `{"hook_event_name":{"x":1},"session_id":["a"],"tool_input":"not json"}`,
+		`{"toolArgs":"{broken","timestamp":-5}`, `{"input-messages":"x","error":{"message":{"deep":true}}}`} {
+		ev := parse("", payload, "Stop")
+		if ev.Kind != TurnEnd && !bytes.HasPrefix(bytes.TrimSpace([]byte(payload)), []byte("{")) {
+			t.Errorf("%q: the positional event was lost: %+v", payload, ev)
+		}
+	}
+}
+
+func TestParseTruncated(t *testing.T) {
+	payload := `{"session_id":"abc","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"content":"xxxxxxxx`
+	in := Input{Payload: []byte(payload), Truncated: true, Now: func() time.Time { return now }}
+	ev := Parse(in)
+	if ev.Session != "abc" || ev.Kind != ToolStart || ev.Tool != "Write" {
+		t.Errorf("the leading fields of a truncated payload were lost: %+v", ev)
+	}
+	in.Truncated = false
+	if ev := Parse(in); ev.Session != "" || ev.Raw != nil {
+		t.Errorf("an invalid payload that was not truncated was read: %+v", ev)
+	}
+}
+
+func parse(agentFlag, payload string, args ...string) Event {
+	return Parse(Input{
+		Agent:   agentFlag,
+		Payload: []byte(payload),
+		Args:    args,
+		Getenv: func(k string) string {
+			if k == "GEMINI_SESSION_ID" {
+				return "env-session"
+			}
+			return ""
+		},
+		Getwd: func() (string, error) { return "/home/u/proj", nil },
+		Now:   func() time.Time { return now },
+	})
+}
+
+func compactInput(e *Event) {
+	if e.ToolInput == nil {
+		return
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, e.ToolInput) == nil {
+		e.ToolInput = b.Bytes()
+	}
+}
+
+func dump(e Event) string {
+	return fmt.Sprintf("%+v (input %s)", e, e.ToolInput)
+}
+
+func FuzzParse(f *testing.F) {
+	for _, tc := range parseCases {
+		f.Add(tc.agent, tc.payload, fmt.Sprint(tc.args))
+	}
+	f.Fuzz(func(t *testing.T, agentFlag, payload, arg string) {
+		ev := Parse(Input{Agent: agentFlag, Payload: []byte(payload), Args: []string{arg}, Now: func() time.Time { return now }})
+		if ev.Agent == "" {
+			t.Fatal("no agent")
+		}
+		if ev.ToolInput != nil && !json.Valid(ev.ToolInput) {
+			t.Fatalf("tool input is not JSON: %q", ev.ToolInput)
+		}
+		if ev.Raw != nil && ev.Raw[0] != '{' && !bytes.HasPrefix(bytes.TrimSpace(ev.Raw), []byte("{")) {
+			t.Fatalf("raw payload is not an object: %q", ev.Raw)
+		}
+	})
+}

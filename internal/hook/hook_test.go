@@ -1,0 +1,186 @@
+package hook
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hookwire/hookwire/internal/transport"
+)
+
+// testCLI does what its flags say, to exercise the runtime around it.
+type testCLI struct {
+	Panic  bool     `help:"panic"`
+	Fail   bool     `help:"return an error"`
+	Send   string   `help:"send a request that answers this error"`
+	Agent  string   `help:"agent"`
+	Reply  string   `help:"protocol reply"`
+	Args   []string `arg:"" optional:""`
+	budget time.Duration
+}
+
+type fakeRequest struct{ err string }
+
+func (r fakeRequest) Describe() string { return "FAKE line\nbody" }
+func (r fakeRequest) Summary() string  { return "fake" }
+func (r fakeRequest) Do(ctx context.Context) (transport.Reply, error) {
+	if r.err != "" {
+		return transport.Reply{Status: 500}, errors.New(r.err)
+	}
+	return transport.Reply{Status: 200, Body: []byte("fine")}, nil
+}
+
+func (c *testCLI) Run(inv *Invocation) error {
+	inv.Event(c.Agent, c.Args)
+	dl, _ := inv.Context().Deadline()
+	c.budget = dl.Sub(inv.start) + reserve
+	switch {
+	case c.Panic:
+		panic("boom")
+	case c.Fail:
+		return errors.New("it failed")
+	case c.Send != "":
+		inv.Send(fakeRequest{err: strings.TrimPrefix(c.Send, "ok")})
+	}
+	if c.Reply != "" {
+		inv.Reply([]byte(c.Reply))
+	}
+	return nil
+}
+
+type result struct {
+	code   int
+	stdout string
+	stderr string
+	log    map[string]any
+	cli    *testCLI
+}
+
+func run(t *testing.T, env map[string]string, stdin string, args ...string) result {
+	t.Helper()
+	dir := t.TempDir()
+	logPath := filepath.Join(dir, "debug.log")
+	t.Setenv(EnvLog, logPath)
+	t.Setenv(EnvDryRun, "")
+	for k, v := range env {
+		t.Setenv(k, v)
+	}
+	in := filepath.Join(dir, "stdin")
+	os.WriteFile(in, []byte(stdin), 0o600)
+	f, err := os.Open(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cli := &testCLI{}
+	var stdout, stderr bytes.Buffer
+	code := Run(Binary{Name: "t", CLI: cli}, args, f, &stdout, &stderr)
+	r := result{code: code, stdout: stdout.String(), stderr: stderr.String(), cli: cli}
+	if b, err := os.ReadFile(logPath); err == nil {
+		if err := json.Unmarshal(b, &r.log); err != nil {
+			t.Fatalf("log line %q: %v", b, err)
+		}
+		if bytes.Count(b, []byte("\n")) != 1 {
+			t.Fatalf("want one log line, got %q", b)
+		}
+	}
+	return r
+}
+
+func TestRunPanicIsExitZero(t *testing.T) {
+	r := run(t, nil, `{"hook_event_name":"Stop","session_id":"s"}`, "--panic")
+	if r.code != 0 || r.stdout != "" || r.stderr != "" {
+		t.Fatalf("code %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if r.log["outcome"] != "panic" || r.log["error"] != "panic: boom" || r.log["kind"] != "turn_end" {
+		t.Errorf("log %v", r.log)
+	}
+}
+
+func TestRunErrorIsExitZero(t *testing.T) {
+	r := run(t, nil, "", "--fail", "Stop")
+	if r.code != 0 || r.stdout != "" || r.log["outcome"] != "failed" || r.log["error"] != "it failed" {
+		t.Errorf("code %d, stdout %q, log %v", r.code, r.stdout, r.log)
+	}
+}
+
+func TestRunBadFlagStillRuns(t *testing.T) {
+	r := run(t, nil, `{"hook_event_name":"PreToolUse","session_id":"s"}`, "--nope", "--send=ok")
+	if r.code != 0 || r.stdout != "" || r.stderr != "" {
+		t.Fatalf("code %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	notes, _ := r.log["notes"].([]any)
+	if len(notes) == 0 || !strings.Contains(notes[0].(string), "unknown flag --nope") {
+		t.Errorf("log %v", r.log)
+	}
+	if r.log["kind"] != "tool_start" {
+		t.Errorf("the event was not handled after dropping the flags: %v", r.log)
+	}
+}
+
+func TestRunDryRun(t *testing.T) {
+	r := run(t, map[string]string{EnvDryRun: "1"}, "", "--send=ok", "Stop")
+	if r.code != 0 || r.stdout != "FAKE line\nbody\n" {
+		t.Errorf("code %d, stdout %q", r.code, r.stdout)
+	}
+	if r.log["outcome"] != "dry-run" || r.log["dry_run"] != true {
+		t.Errorf("log %v", r.log)
+	}
+}
+
+func TestRunSendFailureLogged(t *testing.T) {
+	r := run(t, nil, "", "--send=refused", "Stop")
+	if r.code != 0 || r.stdout != "" || r.log["outcome"] != "failed" || r.log["error"] != "refused" {
+		t.Errorf("code %d, stdout %q, log %v", r.code, r.stdout, r.log)
+	}
+	sent := r.log["sent"].([]any)[0].(map[string]any)
+	if sent["to"] != "fake" || sent["status"] != float64(500) {
+		t.Errorf("sent %v", sent)
+	}
+}
+
+func TestRunReply(t *testing.T) {
+	r := run(t, nil, "", "--reply={}", "Stop")
+	if r.stdout != "{}" {
+		t.Errorf("stdout %q", r.stdout)
+	}
+}
+
+func TestRunHelpIsForPeople(t *testing.T) {
+	r := run(t, nil, "", "--help")
+	if r.code != 0 || !strings.Contains(r.stdout, "Usage: t") {
+		t.Errorf("code %d, stdout %q", r.code, r.stdout)
+	}
+}
+
+func TestSessionEndShrinksTheBudget(t *testing.T) {
+	r := run(t, nil, `{"hook_event_name":"SessionEnd","session_id":"s"}`)
+	if r.cli.budget != SessionEndBudget {
+		t.Errorf("budget %v, want %v", r.cli.budget, SessionEndBudget)
+	}
+	r = run(t, nil, `{"hook_event_name":"Stop","session_id":"s"}`)
+	if r.cli.budget != Budget {
+		t.Errorf("budget %v, want %v", r.cli.budget, Budget)
+	}
+}
+
+func TestUnknownEventNoted(t *testing.T) {
+	r := run(t, nil, `{"hook_event_name":"Mystery","session_id":"s"}`)
+	notes, _ := r.log["notes"].([]any)
+	if len(notes) != 1 || notes[0] != `event "Mystery" is not one this suite maps (agent claude)` {
+		t.Errorf("notes %v", notes)
+	}
+}
+
+func TestLogUnwritableIsSilent(t *testing.T) {
+	r := run(t, map[string]string{EnvLog: "/dev/null/nope/debug.log"}, "", "Stop")
+	if r.code != 0 || r.stdout != "" || r.stderr != "" {
+		t.Errorf("code %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}

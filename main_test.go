@@ -31,7 +31,11 @@ func TestMain(m *testing.M) {
 		testkit.Noctalia()
 		os.Exit(0)
 	}
-	cmds := map[string]func(){}
+	cmds := map[string]func(){
+		// probe sends one request through the runtime: it exercises the
+		// fakes and transports that no binary uses yet.
+		"probe": func() { hook.Main(testkit.Probe()) },
+	}
 	for name, bin := range binaries {
 		cmds[name] = func() { hook.Main(bin()) }
 	}

@@ -144,15 +144,6 @@ func newInvocation(b *Binary, stdin *os.File, stdout, stderr io.Writer) *Invocat
 	inv.rec = record{Binary: b.Name, Version: Version, DryRun: inv.dryRun}
 	inv.setBudget(Budget)
 
-	// An agent that gives up on us sends SIGTERM (Gemini CLI, then SIGKILL
-	// 5 s later). Leave quietly, taking our children with us.
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	go func() {
-		s := <-sigs
-		inv.fail(outcomeSignal, fmt.Errorf("terminated by %v", s))
-		inv.exitNow()
-	}()
 	return inv
 }
 
@@ -181,6 +172,11 @@ func (inv *Invocation) setBudget(budget time.Duration) {
 }
 
 // exitNow is the last resort: kill what we started, log, exit 0.
+//
+// There is deliberately no SIGTERM handler: installing one starts a thread,
+// a quarter of a millisecond on every invocation. An agent that kills its
+// hook has stopped listening to it, and on Linux our children die with us
+// (see transport.Command).
 func (inv *Invocation) exitNow() {
 	transport.KillAll()
 	inv.finish()

@@ -40,7 +40,6 @@ const (
 	outcomeDryRun  = "dry-run" // printed, not sent
 	outcomePanic   = "panic"   // a bug; the notes hold the stack
 	outcomeTimeout = "timeout" // the watchdog ended the process at the hard deadline
-	outcomeSignal  = "signal"  // the agent terminated us
 	outcomeArgs    = "bad-arguments"
 )
 

@@ -120,6 +120,11 @@ func start(ts *testscript.TestScript, name, network, addr string, isHTTP bool, w
 	if err != nil {
 		ts.Fatalf("listen: %v", err)
 	}
+	if ul, ok := ln.(*net.UnixListener); ok {
+		// After fake-stop the socket file stays, as a crashed app leaves
+		// it: connecting is refused rather than finding nothing.
+		ul.SetUnlinkOnClose(false)
+	}
 	f := &fake{name: name, http: isHTTP, ln: ln, got: ts.MkAbs(name + ".got"),
 		mode: m, arrived: make(chan struct{}), quit: make(chan struct{})}
 	fakesMu.Lock()
@@ -317,7 +322,8 @@ func cmdFakeMode(ts *testscript.TestScript, neg bool, args []string) {
 	f.mu.Unlock()
 }
 
-// cmdFakeStop: fake-stop NAME closes the listener: later connections are refused.
+// cmdFakeStop: fake-stop NAME closes the listener: later connections are
+// refused (a Unix socket's file stays behind, as after a crash).
 func cmdFakeStop(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: fake-stop NAME")
@@ -377,14 +383,14 @@ func cmdDead(ts *testscript.TestScript, neg bool, args []string) {
 		if err != nil {
 			ts.Fatalf("bad pid %q", f)
 		}
-		if !waitDead(pid, 2*time.Second) {
+		if !WaitDead(pid, 2*time.Second) {
 			ts.Fatalf("process %d is still running", pid)
 		}
 	}
 }
 
-// waitDead reports whether pid exits (or is a zombie nobody reaped) in time.
-func waitDead(pid int, within time.Duration) bool {
+// WaitDead reports whether pid exits (or is a zombie nobody reaped) in time.
+func WaitDead(pid int, within time.Duration) bool {
 	deadline := time.Now().Add(within)
 	for {
 		if syscall.Kill(pid, 0) != nil || zombie(pid) {

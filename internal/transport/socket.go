@@ -47,7 +47,7 @@ func (s SocketLine) Summary() string {
 
 // Do connects, writes and reads the reply.
 func (s SocketLine) Do(ctx context.Context) (Reply, error) {
-	conn, err := dialUnix(ctx, s.Path, orDefault(s.ConnectWithin, DefaultConnect))
+	conn, err := DialUnix(ctx, s.Path, OrDefault(s.ConnectWithin, DefaultConnect))
 	if err != nil {
 		return Reply{}, err
 	}
@@ -65,7 +65,7 @@ func (s SocketLine) Do(ctx context.Context) (Reply, error) {
 	msg := make([]byte, 0, len(s.Line)+1)
 	msg = append(append(msg, s.Line...), '\n')
 	if _, err := conn.Write(msg); err != nil {
-		return Reply{}, fmt.Errorf("write %s: %w", s.Path, deadlineErr(ctx, err))
+		return Reply{}, fmt.Errorf("write %s: %w", s.Path, DeadlineErr(ctx, err))
 	}
 	if !s.ReadReply {
 		return Reply{}, nil
@@ -76,9 +76,9 @@ func (s SocketLine) Do(ctx context.Context) (Reply, error) {
 			conn.SetReadDeadline(dl)
 		}
 	}
-	line, err := readLine(conn, orDefault(s.MaxReply, 64<<10))
+	line, err := readLine(conn, OrDefault(s.MaxReply, 64<<10))
 	if err != nil {
-		return Reply{Body: line}, fmt.Errorf("read reply from %s: %w", s.Path, deadlineErr(ctx, err))
+		return Reply{Body: line}, fmt.Errorf("read reply from %s: %w", s.Path, DeadlineErr(ctx, err))
 	}
 	return Reply{Body: line}, nil
 }
@@ -104,10 +104,10 @@ func readLine(r io.Reader, max int) ([]byte, error) {
 	return append([]byte(nil), line...), err
 }
 
-// dialUnix connects within budget. A listener whose backlog is full answers
+// DialUnix connects within budget. A listener whose backlog is full answers
 // EAGAIN at once rather than blocking; that is retried every 15 ms until the
 // budget is spent, as the Coucou relay does.
-func dialUnix(ctx context.Context, path string, budget time.Duration) (net.Conn, error) {
+func DialUnix(ctx context.Context, path string, budget time.Duration) (net.Conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
 	var d net.Dialer
@@ -117,7 +117,7 @@ func dialUnix(ctx context.Context, path string, budget time.Duration) (net.Conn,
 			return conn, nil
 		}
 		if !errors.Is(err, syscall.EAGAIN) {
-			return nil, deadlineErr(ctx, err)
+			return nil, DeadlineErr(ctx, err)
 		}
 		select {
 		case <-ctx.Done():
@@ -143,7 +143,8 @@ func checkPeer(conn net.Conn) error {
 	return nil
 }
 
-func orDefault[T comparable](v, def T) T {
+// OrDefault returns v, or def when v is the zero value.
+func OrDefault[T comparable](v, def T) T {
 	var zero T
 	if v == zero {
 		return def

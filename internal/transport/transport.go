@@ -1,6 +1,6 @@
 // Package transport delivers one message to a local target under a deadline:
-// run a command, write a line to a Unix socket, or make an HTTP request over
-// TCP loopback or a Unix socket.
+// run a command, or write a line to a Unix socket. HTTP requests, over TCP
+// loopback or a Unix socket, are in the httpsend subpackage.
 //
 // Every request is a value that can describe itself, so that the runtime can
 // print it instead of sending it (dry-run) and record it in the debug log
@@ -39,10 +39,10 @@ type Reply struct {
 // the log can say "the target hung" rather than echoing a syscall error.
 var ErrDeadline = errors.New("deadline reached")
 
-// deadlineErr rewrites an error caused by the deadline into ErrDeadline. A
+// DeadlineErr rewrites an error caused by the deadline into ErrDeadline. A
 // socket deadline set from the context can fire a moment before the
 // context's own timer, hence the second test.
-func deadlineErr(ctx context.Context, err error) error {
+func DeadlineErr(ctx context.Context, err error) error {
 	if ctx.Err() != nil || errors.Is(err, os.ErrDeadlineExceeded) {
 		return ErrDeadline
 	}

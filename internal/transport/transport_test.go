@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -222,147 +220,15 @@ func TestSocketLineOtherUser(t *testing.T) {
 
 func TestReadLine(t *testing.T) {
 	for in, want := range map[string]string{
-		"allow\n":       "allow",
-		"allow\r\nmore": "allow",
-		"no newline":    "no newline",
-		"":              "",
+		"allow\n":                       "allow",
+		"allow\r\nmore":                 "allow",
+		"no newline":                    "no newline",
+		"":                              "",
 		strings.Repeat("x", 100) + "\n": strings.Repeat("x", 10),
 	} {
 		got, err := readLine(strings.NewReader(in), 10)
 		if err != nil || string(got) != want {
 			t.Errorf("readLine(%q) = %q, %v; want %q", in, got, err, want)
 		}
-	}
-}
-
-func TestHTTP(t *testing.T) {
-	noLeaks(t)
-	var seen *http.Request
-	var body []byte
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		seen, body = r, must(io.ReadAll(r.Body))
-		w.Write([]byte(`{"ok":true}`))
-	}))
-	defer srv.Close()
-	h := HTTP{URL: srv.URL + "/event/normalized", Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte(`{"x":1}`)}
-	within(t, 3*time.Second, func(ctx context.Context) {
-		r, err := h.Do(ctx)
-		if err != nil || r.Status != 200 || string(r.Body) != `{"ok":true}` {
-			t.Errorf("reply %d %q, err %v", r.Status, r.Body, err)
-		}
-	})
-	if seen.Method != "POST" || seen.URL.Path != "/event/normalized" || string(body) != `{"x":1}` ||
-		seen.Header.Get("Content-Type") != "application/json" {
-		t.Errorf("server saw %s %s %q %v", seen.Method, seen.URL, body, seen.Header)
-	}
-	srv.CloseClientConnections()
-}
-
-func must[T any](v T, _ error) T { return v }
-
-func TestHTTPNoRedirect(t *testing.T) {
-	hits := 0
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits++
-		http.Redirect(w, r, "/elsewhere", http.StatusFound)
-	}))
-	defer srv.Close()
-	r, err := HTTP{URL: srv.URL + "/x"}.Do(context.Background())
-	if err != nil || r.Status != 302 || hits != 1 {
-		t.Errorf("status %d, hits %d, err %v", r.Status, hits, err)
-	}
-}
-
-func TestHTTPNotLoopback(t *testing.T) {
-	for _, u := range []string{"http://example.com/x", "http://10.0.0.1:4000/x", "http://[2001:db8::1]/x", "http://localhost.evil.com/"} {
-		_, err := HTTP{URL: u}.Do(context.Background())
-		if !errors.Is(err, ErrNotLoopback) {
-			t.Errorf("%s: err %v", u, err)
-		}
-	}
-	for _, h := range []string{"localhost", "127.0.0.1", "127.1.2.3", "::1", "LOCALHOST"} {
-		if !Loopback(h) {
-			t.Errorf("%s is loopback", h)
-		}
-	}
-}
-
-func TestHTTPMisbehaving(t *testing.T) {
-	noLeaks(t)
-	for name, serve := range map[string]func(c net.Conn, quit chan struct{}){
-		"hang":     func(c net.Conn, quit chan struct{}) { bufio.NewReader(c).ReadString('\n'); <-quit },
-		"noread":   func(c net.Conn, quit chan struct{}) { <-quit },
-		"garbage":  func(c net.Conn, _ chan struct{}) { bufio.NewReader(c).ReadString('\n'); io.WriteString(c, "\x00\xffnot http\r\n\r\n") },
-		"slowbody": slowBody,
-	} {
-		t.Run(name, func(t *testing.T) {
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			quit := make(chan struct{})
-			defer close(quit)
-			defer ln.Close()
-			go func() {
-				for {
-					c, err := ln.Accept()
-					if err != nil {
-						return
-					}
-					go func() { defer c.Close(); serve(c, quit) }()
-				}
-			}()
-			within(t, 400*time.Millisecond, func(ctx context.Context) {
-				_, err := HTTP{URL: "http://" + ln.Addr().String() + "/", Body: []byte("{}")}.Do(ctx)
-				if err == nil {
-					t.Error("no error")
-				}
-			})
-		})
-	}
-}
-
-func slowBody(c net.Conn, quit chan struct{}) {
-	http.ReadRequest(bufio.NewReader(c))
-	io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n")
-	for range 100 {
-		select {
-		case <-quit:
-			return
-		case <-time.After(100 * time.Millisecond):
-		}
-		if _, err := c.Write([]byte("x")); err != nil {
-			return
-		}
-	}
-}
-
-func TestHTTPOverUnixSocket(t *testing.T) {
-	noLeaks(t)
-	path := filepath.Join(t.TempDir(), "notify.sock")
-	ln, err := net.Listen("unix", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Authorization") != "Bearer s3cret" || r.Host != "localhost" {
-			w.WriteHeader(401)
-			return
-		}
-		w.WriteHeader(204)
-	})}
-	go srv.Serve(ln)
-	defer srv.Close()
-	h := HTTP{URL: "http://localhost/event", Socket: path, Header: http.Header{"Authorization": {"Bearer s3cret"}}, Secret: []string{"authorization"}}
-	r, err := h.Do(context.Background())
-	if err != nil || r.Status != 204 {
-		t.Errorf("status %d, err %v", r.Status, err)
-	}
-	if d := h.Describe(); strings.Contains(d, "s3cret") || !strings.Contains(d, "Authorization: Bearer <redacted>") ||
-		!strings.HasPrefix(d, "POST http://localhost/event via unix:"+path+"\n") {
-		t.Errorf("Describe:\n%s", d)
-	}
-	if s := h.Summary(); strings.Contains(s, "s3cret") {
-		t.Errorf("Summary %q", s)
 	}
 }

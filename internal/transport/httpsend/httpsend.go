@@ -1,4 +1,7 @@
-package transport
+// Package httpsend delivers one HTTP request to a local daemon, over TCP
+// loopback or over a Unix socket. It is separate from package transport so
+// that binaries which never speak HTTP do not link (and initialize) net/http.
+package httpsend
 
 import (
 	"bytes"
@@ -11,10 +14,12 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/hookwire/hookwire/internal/transport"
 )
 
-// HTTP is one request to a local daemon, over TCP or over a Unix socket.
-type HTTP struct {
+// Request is one HTTP request to a local daemon, over TCP or over a Unix socket.
+type Request struct {
 	Method string // default POST
 	URL    string
 	// Socket, when set, is the Unix socket to connect to; the URL then only
@@ -32,12 +37,15 @@ type HTTP struct {
 	AllowRemote bool
 }
 
+// UserAgent is sent unless the request sets its own.
+const UserAgent = "hookwire"
+
 // ErrNotLoopback refuses a request to another machine that the user did not ask for.
 var ErrNotLoopback = errors.New("host is not loopback")
 
-func (h HTTP) method() string { return orDefault(h.Method, http.MethodPost) }
+func (h Request) method() string { return transport.OrDefault(h.Method, http.MethodPost) }
 
-func (h HTTP) where() string {
+func (h Request) where() string {
 	if h.Socket != "" {
 		return h.URL + " via unix:" + h.Socket
 	}
@@ -46,7 +54,7 @@ func (h HTTP) where() string {
 
 // Describe is the request line, the headers (sorted, secrets redacted), a
 // blank line and the body.
-func (h HTTP) Describe() string {
+func (h Request) Describe() string {
 	var b strings.Builder
 	b.WriteString(h.method() + " " + h.where() + "\n")
 	for _, k := range slices.Sorted(func(yield func(string) bool) {
@@ -65,7 +73,7 @@ func (h HTTP) Describe() string {
 	return b.String()
 }
 
-func (h HTTP) redact(name, value string) string {
+func (h Request) redact(name, value string) string {
 	for _, s := range h.Secret {
 		if http.CanonicalHeaderKey(s) == http.CanonicalHeaderKey(name) {
 			if scheme, _, ok := strings.Cut(value, " "); ok && strings.EqualFold(scheme, "Bearer") {
@@ -78,24 +86,24 @@ func (h HTTP) redact(name, value string) string {
 }
 
 // Summary is the method, URL and body size.
-func (h HTTP) Summary() string {
+func (h Request) Summary() string {
 	return fmt.Sprintf("%s %s (%d bytes)", h.method(), h.where(), len(h.Body))
 }
 
 // Do sends the request and reads a bounded response. Redirects are not
 // followed and no proxy is used: the target is on this machine.
-func (h HTTP) Do(ctx context.Context) (Reply, error) {
+func (h Request) Do(ctx context.Context) (transport.Reply, error) {
 	u, err := url.Parse(h.URL)
 	if err != nil {
-		return Reply{}, err
+		return transport.Reply{}, err
 	}
 	if h.Socket == "" && !h.AllowRemote && !Loopback(u.Hostname()) {
-		return Reply{}, fmt.Errorf("%s: %w (set it explicitly to allow it)", u.Host, ErrNotLoopback)
+		return transport.Reply{}, fmt.Errorf("%s: %w (set it explicitly to allow it)", u.Host, ErrNotLoopback)
 	}
 	dial := (&net.Dialer{}).DialContext
 	if h.Socket != "" {
 		dial = func(ctx context.Context, _, _ string) (net.Conn, error) {
-			return dialUnix(ctx, h.Socket, DefaultConnect)
+			return transport.DialUnix(ctx, h.Socket, transport.DefaultConnect)
 		}
 	}
 	tr := &http.Transport{
@@ -112,20 +120,23 @@ func (h HTTP) Do(ctx context.Context) (Reply, error) {
 	}
 	req, err := http.NewRequestWithContext(ctx, h.method(), h.URL, bytes.NewReader(h.Body))
 	if err != nil {
-		return Reply{}, err
+		return transport.Reply{}, err
 	}
 	for k, vs := range h.Header {
 		req.Header[k] = vs
 	}
+	if req.Header.Get("User-Agent") == "" {
+		req.Header.Set("User-Agent", UserAgent)
+	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return Reply{}, deadlineErr(ctx, unwrapURLError(err))
+		return transport.Reply{}, transport.DeadlineErr(ctx, unwrapURLError(err))
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(orDefault(h.MaxReply, 64<<10))))
-	reply := Reply{Status: resp.StatusCode, Body: body}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(transport.OrDefault(h.MaxReply, 64<<10))))
+	reply := transport.Reply{Status: resp.StatusCode, Body: body}
 	if err != nil {
-		return reply, fmt.Errorf("reading the response: %w", deadlineErr(ctx, err))
+		return reply, fmt.Errorf("reading the response: %w", transport.DeadlineErr(ctx, err))
 	}
 	return reply, nil
 }

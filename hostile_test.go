@@ -1,0 +1,237 @@
+package hookwire_test
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/hookwire/hookwire/internal/hook"
+	"github.com/hookwire/hookwire/internal/testkit"
+)
+
+// A hostileTarget says how to run one binary realistically, and how to make
+// its target healthy, hung or absent. Adding a binary to the suite means
+// adding a row here (and one in binaries).
+type hostileTarget struct {
+	args        []string // an ordinary hook invocation
+	unknownArgs []string // an invocation naming an event nobody maps
+	// setup prepares the target in dir ("ok", "hang" or "refuse") and
+	// returns the environment the binary runs with.
+	setup func(t *testing.T, dir, mode string) []string
+	// delivered counts what the healthy target received.
+	delivered func(dir string) int
+}
+
+var hostileTargets = map[string]hostileTarget{
+	"pulse-emit": {
+		args:        []string{"turn_end", "-"},
+		unknownArgs: []string{"no_such_event", "s1"},
+		setup:       noctaliaTarget,
+		delivered: func(dir string) int {
+			b, _ := os.ReadFile(filepath.Join(dir, "noctalia.got"))
+			return bytes.Count(b, []byte("\n"))
+		},
+	},
+}
+
+// noctaliaTarget puts the fake noctalia (or none) on PATH.
+func noctaliaTarget(t *testing.T, dir, mode string) []string {
+	bin := filepath.Join(dir, "bin")
+	os.MkdirAll(bin, 0o755)
+	if mode != "refuse" {
+		if err := testkit.InstallAs(filepath.Join(bin, "noctalia")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return []string{"PATH=" + bin, "FAKE_NOCTALIA_MODE=" + mode, "FAKE_NOCTALIA_LOG=" + filepath.Join(dir, "noctalia.got")}
+}
+
+// A hostileCase is one thing an agent, a user or a machine can do to a hook.
+type hostileCase struct {
+	name   string
+	stdin  func(t *testing.T) (io.Reader, *os.File) // a reader to pipe in, or a file to hand over
+	target string                                    // ok, hang, refuse
+	args   func(h hostileTarget) []string
+	env    func(t *testing.T) []string
+	// closeStdin runs the binary with file descriptor 0 closed.
+	closeStdin bool
+	// keep says the event must still reach a healthy target.
+	keep bool
+}
+
+func text(s string) func(*testing.T) (io.Reader, *os.File) {
+	return func(*testing.T) (io.Reader, *os.File) { return strings.NewReader(s), nil }
+}
+
+const goodPayload = `{"session_id":"d63ac083-c016-4a5e-9d4f-0d0b1f7e2a11","hook_event_name":"Stop","cwd":"/tmp","last_assistant_message":"done"}`
+
+var hostileCases = []hostileCase{
+	{name: "healthy", stdin: text(goodPayload), keep: true},
+	{name: "empty stdin", stdin: text(""), keep: true},
+	{name: "whitespace", stdin: text(" \n\t\r\n"), keep: true},
+	{name: "null", stdin: text("null"), keep: true},
+	{name: "array", stdin: text("[]"), keep: true},
+	{name: "JSON string", stdin: text(`"str"`), keep: true},
+	{name: "invalid JSON", stdin: text(`{"session_id": "x",,}`), keep: true},
+	{name: "invalid UTF-8", stdin: text("{\"session_id\":\"\xff\xfe\xfd\",\"hook_event_name\":\"\xc3\x28\"}"), keep: true},
+	{name: "BOM", stdin: text("\xEF\xBB\xBF" + goodPayload), keep: true},
+	{name: "50 MiB stdin", stdin: func(*testing.T) (io.Reader, *os.File) {
+		return io.MultiReader(strings.NewReader(`{"session_id":"big","tool_input":{"content":"`),
+			io.LimitReader(repeatReader('x'), 50<<20), strings.NewReader(`"}}`)), nil
+	}, keep: true},
+	{name: "stdin never closed", stdin: func(t *testing.T) (io.Reader, *os.File) {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { r.Close(); w.Close() })
+		return nil, r
+	}, keep: true},
+	{name: "stdin never closed after JSON", stdin: func(t *testing.T) (io.Reader, *os.File) {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.WriteString(goodPayload)
+		t.Cleanup(func() { r.Close(); w.Close() })
+		return nil, r
+	}, keep: true},
+	{name: "terminal on stdin", stdin: func(t *testing.T) (io.Reader, *os.File) { return nil, openPTY(t) }, keep: true},
+	{name: "stdin closed", stdin: text(""), closeStdin: true, keep: true},
+	{name: "unknown flag", stdin: text(goodPayload), keep: true,
+		args: func(h hostileTarget) []string { return append([]string{"--no-such-flag"}, h.args...) }},
+	{name: "unknown event", stdin: text(`{"hook_event_name":"NoSuchEvent","session_id":"s1"}`),
+		args: func(h hostileTarget) []string { return h.unknownArgs }},
+	{name: "target hangs", stdin: text(goodPayload), target: "hang"},
+	{name: "target refuses", stdin: text(goodPayload), target: "refuse"},
+	{name: "HOME unset", stdin: text(goodPayload), keep: true,
+		env: func(*testing.T) []string { return []string{"HOME="} }},
+	{name: "unwritable state dir", stdin: text(goodPayload), keep: true, env: func(t *testing.T) []string {
+		file := filepath.Join(t.TempDir(), "file")
+		os.WriteFile(file, nil, 0o600)
+		return []string{"XDG_RUNTIME_DIR=" + filepath.Join(file, "run"), "TMPDIR=" + filepath.Join(file, "tmp")}
+	}},
+	{name: "unwritable debug log", stdin: text(goodPayload), keep: true,
+		env: func(*testing.T) []string { return []string{hook.EnvLog + "=/dev/null/debug.log"} }},
+}
+
+type repeatReader byte
+
+func (r repeatReader) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(r)
+	}
+	return len(p), nil
+}
+
+// margin is what the deadline may be overrun by, for process start and exit
+// on a loaded machine. The deadline itself includes the runtime's reserve.
+const margin = 700 * time.Millisecond
+
+func TestHostileInputs(t *testing.T) {
+	t.Parallel()
+	bin, err := testkit.BuildSuite(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, h := range hostileTargets {
+		for _, tc := range hostileCases {
+			t.Run(name+"/"+tc.name, func(t *testing.T) {
+				t.Parallel()
+				dir := t.TempDir()
+				mode := tc.target
+				if mode == "" {
+					mode = "ok"
+				}
+				args := h.args
+				if tc.args != nil {
+					args = tc.args(h)
+				}
+				cmd := exec.Command(filepath.Join(bin, name), args...)
+				if tc.closeStdin {
+					cmd = exec.Command("/bin/sh", append([]string{"-c", `exec "$0" "$@" <&-`, filepath.Join(bin, name)}, args...)...)
+				}
+				cmd.Env = append(baseEnv(dir), h.setup(t, dir, mode)...)
+				if tc.env != nil {
+					cmd.Env = append(cmd.Env, tc.env(t)...)
+				}
+				r, f := tc.stdin(t)
+				if f != nil {
+					cmd.Stdin = f
+				} else if r != nil {
+					cmd.Stdin = r
+				}
+				var stdout, stderr bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &stdout, &stderr
+				start := time.Now()
+				err := cmd.Run()
+				took := time.Since(start)
+
+				if err != nil {
+					t.Errorf("exit: %v", err)
+				}
+				if stdout.Len() > 0 {
+					t.Errorf("stdout: %q", stdout.Bytes())
+				}
+				if stderr.Len() > 0 {
+					t.Errorf("stderr: %q", stderr.Bytes())
+				}
+				if took > hook.Budget+margin {
+					t.Errorf("took %v, deadline %v", took, hook.Budget)
+				}
+				if tc.keep && h.delivered(dir) == 0 {
+					t.Errorf("the event was lost")
+				}
+				if mode == "hang" {
+					if pids, err := os.ReadFile(filepath.Join(dir, "noctalia.got.pids")); err == nil {
+						for _, p := range strings.Fields(string(pids)) {
+							pid, err := strconv.Atoi(p)
+							if err == nil && !testkit.WaitDead(pid, 2*time.Second) {
+								t.Errorf("the hung target (pid %d) outlived the hook", pid)
+							}
+						}
+					}
+				}
+				t.Logf("%v", took.Round(time.Millisecond))
+			})
+		}
+	}
+}
+
+// baseEnv is a clean environment: nothing from the developer's shell.
+func baseEnv(dir string) []string {
+	run := filepath.Join(dir, "run")
+	os.MkdirAll(run, 0o700)
+	return []string{"HOME=" + dir, "XDG_RUNTIME_DIR=" + run, "TMPDIR=" + dir}
+}
+
+// openPTY returns the terminal end of a new pseudo-terminal.
+func openPTY(t *testing.T) *os.File {
+	t.Helper()
+	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminals here: %v", err)
+	}
+	t.Cleanup(func() { ptmx.Close() })
+	if err := unix.IoctlSetPointerInt(int(ptmx.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		t.Skipf("unlockpt: %v", err)
+	}
+	n, err := unix.IoctlGetInt(int(ptmx.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		t.Skipf("ptsname: %v", err)
+	}
+	tty, err := os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("open pts: %v", err)
+	}
+	t.Cleanup(func() { tty.Close() })
+	return tty
+}

@@ -1,0 +1,27 @@
+package state
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+
+	"golang.org/x/sys/windows"
+)
+
+func tryLock(f *os.File) (bool, error) {
+	ol := new(windows.Overlapped)
+	err := windows.LockFileEx(windows.Handle(f.Fd()),
+		windows.LOCKFILE_EXCLUSIVE_LOCK|windows.LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, ol)
+	if errors.Is(err, windows.ERROR_LOCK_VIOLATION) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+func unlockFile(f *os.File) {
+	windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, new(windows.Overlapped))
+}
+
+// Owner is unknown on Windows: the per-user profile directories already
+// keep other users out.
+var Owner = func(fs.FileInfo) (int, bool) { return 0, false }

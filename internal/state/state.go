@@ -1,0 +1,192 @@
+// Package state keeps small per-user, per-session files between hook
+// invocations: token counters, open runs, a spool of undelivered events.
+//
+// The directory is private to the user ($XDG_RUNTIME_DIR/hookwire, else
+// hookwire-<uid> in the temp dir), created 0700 and refused if it is a
+// symlink or belongs to someone else: another user must not be able to plant
+// or read our state. Writes are atomic (a uniquely named temp file renamed
+// into place), read-modify-write cycles hold an advisory lock, and files that
+// a crashed or killed session left behind are collected after a while.
+package state
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Store is one binary's corner of the state directory.
+type Store struct {
+	dir string
+}
+
+// ErrUnsafe is returned for a state directory that another user could tamper with.
+var ErrUnsafe = errors.New("unsafe state directory")
+
+// Root returns the per-user state directory for this environment, without
+// creating it.
+func Root(getenv func(string) string) string {
+	if d := getenv("XDG_RUNTIME_DIR"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "hookwire")
+	}
+	return filepath.Join(os.TempDir(), fmt.Sprintf("hookwire-%d", os.Getuid()))
+}
+
+// Open returns the store for name (a binary), creating and checking the
+// directories on the way.
+func Open(getenv func(string) string, name string) (*Store, error) {
+	root := Root(getenv)
+	if err := safeDir(root); err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(root, name)
+	if err := safeDir(dir); err != nil {
+		return nil, err
+	}
+	return &Store{dir: dir}, nil
+}
+
+// Dir is the store's directory.
+func (s *Store) Dir() string { return s.dir }
+
+// safeDir makes dir (mode 0700) if it is missing, and checks that it is a
+// real directory that we own and nobody else can write. A directory of ours
+// that is too open is tightened.
+func safeDir(dir string) error {
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir() {
+		return fmt.Errorf("%w: %s is not a directory (a symlink?)", ErrUnsafe, dir)
+	}
+	if uid, ok := Owner(fi); ok && uid != os.Getuid() {
+		return fmt.Errorf("%w: %s belongs to uid %d", ErrUnsafe, dir, uid)
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return fmt.Errorf("%w: %s is mode %v: %v", ErrUnsafe, dir, fi.Mode().Perm(), err)
+		}
+	}
+	return nil
+}
+
+// Key turns a session id (or any name) into a safe file name: the id itself
+// when it is short and plain, else a readable prefix and a hash, so that two
+// different ids never share a file.
+func Key(id string) string {
+	plain := len(id) > 0 && len(id) <= 64
+	for i := 0; plain && i < len(id); i++ {
+		c := id[i]
+		plain = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_'
+	}
+	if plain {
+		return id
+	}
+	sum := sha256.Sum256([]byte(id))
+	prefix := strings.Map(func(r rune) rune {
+		if 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '-' || r == '_' {
+			return r
+		}
+		return -1
+	}, id)
+	if len(prefix) > 32 {
+		prefix = prefix[:32]
+	}
+	return prefix + "~" + hex.EncodeToString(sum[:8])
+}
+
+func (s *Store) path(name string) string { return filepath.Join(s.dir, name) }
+
+// Read returns a file's contents; a missing file is (nil, nil).
+func (s *Store) Read(name string) ([]byte, error) {
+	b, err := os.ReadFile(s.path(name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return b, err
+}
+
+// Write replaces a file atomically: readers see the old or the new content,
+// never a mix, and concurrent writers never share a temp file.
+func (s *Store) Write(name string, data []byte) error {
+	f, err := os.CreateTemp(s.dir, "."+name+".*.tmp")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, s.path(name)); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// Remove deletes a file and its lock; a missing file is fine.
+func (s *Store) Remove(name string) error {
+	err := os.Remove(s.path(name))
+	if errors.Is(err, fs.ErrNotExist) {
+		err = nil
+	}
+	os.Remove(s.path(name + ".lock"))
+	return err
+}
+
+// Lock takes the advisory lock for name, waiting until ctx's deadline. The
+// returned function releases it.
+func (s *Store) Lock(ctx context.Context, name string) (release func(), err error) {
+	f, err := os.OpenFile(s.path(name+".lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		ok, err := tryLock(f)
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		if ok {
+			return func() { unlockFile(f); f.Close() }, nil
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, fmt.Errorf("lock %s: %w", name, ctx.Err())
+		case <-time.After(2 * time.Millisecond):
+		}
+	}
+}
+
+// GC removes files not modified for maxAge: the state of sessions that ended
+// without a session end (a crash, a kill, an agent that sends none).
+func (s *Store) GC(maxAge time.Duration) (removed int) {
+	entries, err := os.ReadDir(s.dir)
+	if err != nil {
+		return 0
+	}
+	cutoff := time.Now().Add(-maxAge)
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && info.Mode().IsRegular() && info.ModTime().Before(cutoff) {
+			if os.Remove(s.path(e.Name())) == nil {
+				removed++
+			}
+		}
+	}
+	return removed
+}

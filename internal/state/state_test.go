@@ -1,0 +1,183 @@
+package state
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+)
+
+func env(dir string) func(string) string {
+	return func(k string) string {
+		if k == "XDG_RUNTIME_DIR" {
+			return dir
+		}
+		return ""
+	}
+}
+
+func TestOpenCreatesPrivateDirs(t *testing.T) {
+	run := t.TempDir()
+	s, err := Open(env(run), "pulse-claude")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{filepath.Join(run, "hookwire"), s.Dir()} {
+		fi, err := os.Stat(d)
+		if err != nil || fi.Mode().Perm() != 0o700 {
+			t.Errorf("%s: %v %v", d, fi.Mode(), err)
+		}
+	}
+}
+
+func TestOpenTightensItsOwnDir(t *testing.T) {
+	run := t.TempDir()
+	os.Mkdir(filepath.Join(run, "hookwire"), 0o777)
+	os.Chmod(filepath.Join(run, "hookwire"), 0o777)
+	if _, err := Open(env(run), "x"); err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := os.Stat(filepath.Join(run, "hookwire"))
+	if fi.Mode().Perm() != 0o700 {
+		t.Errorf("mode %v", fi.Mode().Perm())
+	}
+}
+
+func TestOpenRefusesASymlink(t *testing.T) {
+	run := t.TempDir()
+	elsewhere := t.TempDir()
+	os.Symlink(elsewhere, filepath.Join(run, "hookwire"))
+	if _, err := Open(env(run), "x"); !errors.Is(err, ErrUnsafe) {
+		t.Errorf("err %v", err)
+	}
+}
+
+func TestOpenRefusesSomeoneElsesDir(t *testing.T) {
+	saved := Owner
+	defer func() { Owner = saved }()
+	Owner = func(fs.FileInfo) (int, bool) { return os.Getuid() + 1, true }
+	if _, err := Open(env(t.TempDir()), "x"); !errors.Is(err, ErrUnsafe) {
+		t.Errorf("err %v", err)
+	}
+}
+
+func TestOpenUnwritable(t *testing.T) {
+	// A path under a regular file cannot be created, even by root.
+	f := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(f, nil, 0o600)
+	if _, err := Open(env(f), "x"); err == nil {
+		t.Error("no error")
+	}
+}
+
+func TestRootFallback(t *testing.T) {
+	got := Root(func(string) string { return "" })
+	if got != filepath.Join(os.TempDir(), "hookwire-"+strconv.Itoa(os.Getuid())) {
+		t.Errorf("root %s", got)
+	}
+	if got := Root(env("relative/dir")); got == "relative/dir/hookwire" {
+		t.Error("a relative XDG_RUNTIME_DIR is not a runtime dir")
+	}
+}
+
+func TestReadWriteRemove(t *testing.T) {
+	s, _ := Open(env(t.TempDir()), "x")
+	if b, err := s.Read("a"); b != nil || err != nil {
+		t.Errorf("missing: %q %v", b, err)
+	}
+	if err := s.Write("a", []byte("one")); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := s.Read("a"); string(b) != "one" {
+		t.Errorf("read %q", b)
+	}
+	if err := s.Remove("a"); err != nil {
+		t.Error(err)
+	}
+	if err := s.Remove("a"); err != nil {
+		t.Errorf("removing twice: %v", err)
+	}
+	entries, _ := os.ReadDir(s.Dir())
+	if len(entries) != 0 {
+		t.Errorf("left behind: %v", entries)
+	}
+}
+
+// Many writers incrementing one counter under the lock lose no update.
+func TestLockSerializes(t *testing.T) {
+	s, _ := Open(env(t.TempDir()), "x")
+	var wg sync.WaitGroup
+	for range 32 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			release, err := s.Lock(ctx, "n")
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer release()
+			b, _ := s.Read("n")
+			n, _ := strconv.Atoi(string(b))
+			if err := s.Write("n", []byte(strconv.Itoa(n+1))); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if b, _ := s.Read("n"); string(b) != "32" {
+		t.Errorf("counter %q, want 32", b)
+	}
+}
+
+func TestLockTimesOut(t *testing.T) {
+	s, _ := Open(env(t.TempDir()), "x")
+	release, err := s.Lock(context.Background(), "n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := s.Lock(ctx, "n"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("err %v", err)
+	}
+}
+
+func TestGC(t *testing.T) {
+	s, _ := Open(env(t.TempDir()), "x")
+	s.Write("old", nil)
+	s.Write("new", nil)
+	old := time.Now().Add(-48 * time.Hour)
+	os.Chtimes(filepath.Join(s.Dir(), "old"), old, old)
+	if n := s.GC(24 * time.Hour); n != 1 {
+		t.Errorf("removed %d", n)
+	}
+	if b, _ := os.ReadDir(s.Dir()); len(b) != 1 || b[0].Name() != "new" {
+		t.Errorf("left %v", b)
+	}
+}
+
+func TestKey(t *testing.T) {
+	for id, want := range map[string]string{
+		"d63ac083-c016-4a5e-9d4f-0d0b1f7e2a11": "d63ac083-c016-4a5e-9d4f-0d0b1f7e2a11",
+		"ses_ab12": "ses_ab12",
+	} {
+		if got := Key(id); got != want {
+			t.Errorf("Key(%q) = %q", id, got)
+		}
+	}
+	for _, pair := range [][2]string{{"a/b", "ab"}, {"../x", "..x"}, {"", " "}} {
+		a, b := Key(pair[0]), Key(pair[1])
+		if a == b || filepath.Base(a) != a || a == "" || a == "." || a == ".." {
+			t.Errorf("Key(%q) = %q, Key(%q) = %q", pair[0], a, pair[1], b)
+		}
+	}
+}

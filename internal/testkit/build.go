@@ -1,0 +1,47 @@
+package testkit
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+)
+
+// ReleaseFlags are the build flags of the shipped binaries: static, trimmed,
+// stripped. Tests that run the binaries build them the same way.
+var ReleaseFlags = []string{"-trimpath", "-ldflags=-s -w"}
+
+var (
+	buildOnce sync.Once
+	buildDir  string
+	buildErr  error
+)
+
+// BuildSuite builds every command under cmd/ (and the quiettrue stand-in)
+// once per test process, as released, and returns the directory holding them.
+func BuildSuite(moduleRoot string) (string, error) {
+	buildOnce.Do(func() {
+		buildDir, buildErr = os.MkdirTemp("", "hookwire-bin-")
+		if buildErr != nil {
+			return
+		}
+		args := append([]string{"build", "-o", buildDir + string(os.PathSeparator)}, ReleaseFlags...)
+		args = append(args, "./cmd/...", "./internal/testkit/quiettrue")
+		cmd := exec.Command(goTool(), args...)
+		cmd.Dir = moduleRoot
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	return buildDir, buildErr
+}
+
+func goTool() string {
+	if p, err := exec.LookPath("go"); err == nil {
+		return p
+	}
+	return filepath.Join(runtime.GOROOT(), "bin", "go")
+}

@@ -58,7 +58,7 @@ func noctaliaTarget(t *testing.T, dir, mode string) []string {
 type hostileCase struct {
 	name   string
 	stdin  func(t *testing.T) (io.Reader, *os.File) // a reader to pipe in, or a file to hand over
-	target string                                    // ok, hang, refuse
+	target string                                   // ok, hang, refuse
 	args   func(h hostileTarget) []string
 	env    func(t *testing.T) []string
 	// closeStdin runs the binary with file descriptor 0 closed.

@@ -168,7 +168,7 @@ func TestGC(t *testing.T) {
 func TestKey(t *testing.T) {
 	for id, want := range map[string]string{
 		"d63ac083-c016-4a5e-9d4f-0d0b1f7e2a11": "d63ac083-c016-4a5e-9d4f-0d0b1f7e2a11",
-		"ses_ab12": "ses_ab12",
+		"ses_ab12":                             "ses_ab12",
 	} {
 		if got := Key(id); got != want {
 			t.Errorf("Key(%q) = %q", id, got)

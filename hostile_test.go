@@ -210,7 +210,7 @@ func TestHostileInputs(t *testing.T) {
 func baseEnv(dir string) []string {
 	run := filepath.Join(dir, "run")
 	os.MkdirAll(run, 0o700)
-	return []string{"HOME=" + dir, "XDG_RUNTIME_DIR=" + run, "TMPDIR=" + dir}
+	return []string{"HOME=" + dir, "XDG_RUNTIME_DIR=" + run, "TMPDIR=" + dir, "GORACE=" + raceOptions}
 }
 
 // openPTY returns the terminal end of a new pseudo-terminal.

@@ -21,6 +21,11 @@ var binaries = map[string]func() hook.Binary{
 	"pulse-emit": pulse.Emit,
 }
 
+// raceOptions stops a -race build from sleeping a second at exit (its
+// default, to catch late reports): the binaries under test are such builds,
+// and the deadline tests would measure the sleep.
+const raceOptions = "atexit_sleep_ms=0"
+
 var update = flag.Bool("u", false, "update testscript goldens in place")
 
 func TestMain(m *testing.M) {
@@ -66,6 +71,7 @@ func TestScript(t *testing.T) {
 			env.Setenv("BIN", filepath.Dir(bin))
 			env.Setenv("PATH", filepath.Dir(bin))
 			env.Setenv("XDG_RUNTIME_DIR", filepath.Join(env.WorkDir, "run"))
+			env.Setenv("GORACE", raceOptions)
 			return os.MkdirAll(filepath.Join(env.WorkDir, "run"), 0o700)
 		},
 	})

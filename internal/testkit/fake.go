@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -387,27 +386,4 @@ func cmdDead(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("process %d is still running", pid)
 		}
 	}
-}
-
-// WaitDead reports whether pid exits (or is a zombie nobody reaped) in time.
-func WaitDead(pid int, within time.Duration) bool {
-	deadline := time.Now().Add(within)
-	for {
-		if syscall.Kill(pid, 0) != nil || zombie(pid) {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-func zombie(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	i := bytes.LastIndexByte(b, ')')
-	return i >= 0 && i+2 < len(b) && b[i+2] == 'Z'
 }

@@ -11,12 +11,13 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hookwire/hookwire/internal/testkit/leakcheck"
 )
 
 // within runs f with a deadline of d and fails if f overruns it noticeably.
@@ -31,21 +32,6 @@ func within(t *testing.T, d time.Duration, f func(ctx context.Context)) {
 	}
 }
 
-// noLeaks fails if goroutines started by the test outlive it.
-func noLeaks(t *testing.T) {
-	t.Helper()
-	before := runtime.NumGoroutine()
-	t.Cleanup(func() {
-		deadline := time.Now().Add(2 * time.Second)
-		for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond)
-		}
-		if n := runtime.NumGoroutine(); n > before {
-			buf := make([]byte, 1<<16)
-			t.Errorf("%d goroutines leaked:\n%s", n-before, buf[:runtime.Stack(buf, true)])
-		}
-	})
-}
 
 func TestCommandOK(t *testing.T) {
 	within(t, 3*time.Second, func(ctx context.Context) {
@@ -141,7 +127,7 @@ func listenUnix(t *testing.T, handle func(c net.Conn)) string {
 }
 
 func TestSocketLine(t *testing.T) {
-	noLeaks(t)
+	leakcheck.Check(t)
 	got := make(chan string, 1)
 	path := listenUnix(t, func(c net.Conn) {
 		line, _ := bufio.NewReader(c).ReadString('\n')
@@ -170,7 +156,7 @@ func TestSocketLineNoReply(t *testing.T) {
 }
 
 func TestSocketLineHangs(t *testing.T) {
-	noLeaks(t)
+	leakcheck.Check(t)
 	hold := make(chan struct{})
 	defer close(hold)
 	path := listenUnix(t, func(c net.Conn) { <-hold }) // accepts, never reads

@@ -9,10 +9,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hookwire/hookwire/internal/testkit/leakcheck"
 )
 
 // within runs f with a deadline of d and fails if f overruns it noticeably.
@@ -27,24 +28,9 @@ func within(t *testing.T, d time.Duration, f func(ctx context.Context)) {
 	}
 }
 
-// noLeaks fails if goroutines started by the test outlive it.
-func noLeaks(t *testing.T) {
-	t.Helper()
-	before := runtime.NumGoroutine()
-	t.Cleanup(func() {
-		deadline := time.Now().Add(2 * time.Second)
-		for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond)
-		}
-		if n := runtime.NumGoroutine(); n > before {
-			buf := make([]byte, 1<<16)
-			t.Errorf("%d goroutines leaked:\n%s", n-before, buf[:runtime.Stack(buf, true)])
-		}
-	})
-}
 
 func TestHTTP(t *testing.T) {
-	noLeaks(t)
+	leakcheck.Check(t)
 	var seen *http.Request
 	var body []byte
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -96,7 +82,7 @@ func TestHTTPNotLoopback(t *testing.T) {
 }
 
 func TestHTTPMisbehaving(t *testing.T) {
-	noLeaks(t)
+	leakcheck.Check(t)
 	for name, serve := range map[string]func(c net.Conn, quit chan struct{}){
 		"hang":   func(c net.Conn, quit chan struct{}) { bufio.NewReader(c).ReadString('\n'); <-quit },
 		"noread": func(c net.Conn, quit chan struct{}) { <-quit },
@@ -149,7 +135,7 @@ func slowBody(c net.Conn, quit chan struct{}) {
 }
 
 func TestHTTPOverUnixSocket(t *testing.T) {
-	noLeaks(t)
+	leakcheck.Check(t)
 	path := filepath.Join(t.TempDir(), "notify.sock")
 	ln, err := net.Listen("unix", path)
 	if err != nil {

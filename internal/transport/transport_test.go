@@ -32,7 +32,6 @@ func within(t *testing.T, d time.Duration, f func(ctx context.Context)) {
 	}
 }
 
-
 func TestCommandOK(t *testing.T) {
 	within(t, 3*time.Second, func(ctx context.Context) {
 		r, err := Command{Argv: []string{"/bin/sh", "-c", `echo "ok: dispatched 1"; echo noise >&2`}}.Do(ctx)

@@ -28,7 +28,6 @@ func within(t *testing.T, d time.Duration, f func(ctx context.Context)) {
 	}
 }
 
-
 func TestHTTP(t *testing.T) {
 	leakcheck.Check(t)
 	var seen *http.Request

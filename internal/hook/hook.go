@@ -85,7 +85,7 @@ type Invocation struct {
 
 	mu       sync.Mutex
 	ctx      context.Context
-	cancel   context.CancelFunc
+	cancels  []context.CancelFunc
 	watchdog *time.Timer
 	rec      record
 	logPath  string
@@ -161,7 +161,8 @@ func (inv *Invocation) setBudget(budget time.Duration) {
 	if inv.ctx != nil {
 		parent = inv.ctx
 	}
-	inv.ctx, inv.cancel = context.WithDeadline(parent, deadline)
+	ctx, cancel := context.WithDeadline(parent, deadline)
+	inv.ctx, inv.cancels = ctx, append(inv.cancels, cancel)
 	if inv.watchdog != nil {
 		inv.watchdog.Stop()
 	}
@@ -184,12 +185,11 @@ func (inv *Invocation) exitNow() {
 }
 
 func (inv *Invocation) run(args []string) {
-	var exit exitRequest = -1
 	parser, err := kong.New(inv.bin.CLI,
 		kong.Name(inv.bin.Name),
 		kong.Description(inv.bin.Help),
 		kong.Writers(inv.stdout, inv.stderr),
-		kong.Exit(func(code int) { exit = exitRequest(code); panic(exit) }),
+		kong.Exit(func(code int) { panic(exitRequest(code)) }),
 		kong.Vars{"version": inv.bin.Name + " " + Version},
 		kong.Bind(inv),
 	)
@@ -376,7 +376,9 @@ func (inv *Invocation) finish() {
 		inv.mu.Lock()
 		defer inv.mu.Unlock()
 		inv.watchdog.Stop()
-		inv.cancel()
+		for _, cancel := range inv.cancels {
+			cancel()
+		}
 		r := &inv.rec
 		if r.Outcome == "" {
 			r.Outcome = outcomeNothing

@@ -1,0 +1,208 @@
+package transcript
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"time"
+)
+
+// A generator writes a realistic Claude Code session: prompts, assistant
+// messages written one line per content block with output_tokens growing,
+// parallel tool calls sharing a message id, tool results (some huge, some
+// carrying a subagent's "usage" in toolUseResult), <synthetic> messages,
+// /btw sidechain replays of parent messages, lines without message ids,
+// subagents writing their own files while the main file carries their
+// messages in progress lines, compaction replays of old lines, malformed
+// lines. It knows the exact totals it wrote.
+type generator struct {
+	rng     *rand.Rand
+	now     time.Time
+	session string
+	seq     int
+
+	main []string            // lines of the main transcript
+	subs map[string][]string // subagent file name → lines
+	// order interleaves the files as they would be written: each element
+	// is a file name ("" for main) and a line.
+	order []written
+
+	truth     Usage // every distinct message, subagents included
+	truthMain Usage // without the subagents' messages
+	old       []string
+	bigLine   int // size of the huge tool results and inputs
+}
+
+type written struct {
+	file string
+	line string
+}
+
+func newGenerator(seed uint64) *generator {
+	return &generator{
+		rng:     rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+		now:     time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC),
+		session: "d63ac083-c016-4a5e-9d4f-0d0b1f7e2a11",
+		subs:    map[string][]string{},
+		bigLine: 64 << 10,
+	}
+}
+
+func (g *generator) emit(file, line string) {
+	if file == "" {
+		g.main = append(g.main, line)
+	} else {
+		g.subs[file] = append(g.subs[file], line)
+	}
+	g.order = append(g.order, written{file, line})
+}
+
+func (g *generator) tick() string {
+	g.now = g.now.Add(time.Duration(50+g.rng.IntN(2000)) * time.Millisecond)
+	return g.now.Format("2006-01-02T15:04:05.000Z")
+}
+
+func (g *generator) id(prefix string) string {
+	g.seq++
+	return fmt.Sprintf("%s_%04d%08x", prefix, g.seq, g.rng.Uint32())
+}
+
+func js(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+type obj = map[string]any
+
+func (g *generator) envelope(typ string, sidechain bool, extra obj) obj {
+	e := obj{"parentUuid": nil, "isSidechain": sidechain, "userType": "external", "cwd": "/home/u/app",
+		"sessionId": g.session, "version": "2.1.63", "gitBranch": "main", "type": typ,
+		"uuid": g.id("uuid"), "timestamp": g.tick()}
+	for k, v := range extra {
+		e[k] = v
+	}
+	return e
+}
+
+func (g *generator) prompt() {
+	g.emit("", js(g.envelope("user", false, obj{"message": obj{"role": "user", "content": "Please fix the failing test"}})))
+}
+
+// toolResult writes a user line with a tool result; big ones are huge, and
+// some carry a subagent's usage in toolUseResult (which must not count).
+func (g *generator) toolResult(big bool) {
+	text := strings.Repeat("ok ", 20)
+	if big {
+		text = strings.Repeat("x", g.bigLine)
+	}
+	extra := obj{"message": obj{"role": "user", "content": []obj{{"type": "tool_result", "tool_use_id": g.id("toolu"), "content": text}}}}
+	if g.rng.IntN(4) == 0 {
+		extra["toolUseResult"] = obj{"totalTokens": 999, "usage": obj{"input_tokens": 999, "output_tokens": 999}}
+	}
+	g.emit("", js(g.envelope("user", false, extra)))
+}
+
+// message writes one assistant message as several lines, returns its lines.
+func (g *generator) message(file, model string, sidechain, noID bool, parallelTools int) []string {
+	final := Usage{In: int64(1 + g.rng.IntN(5)), Out: int64(10 + g.rng.IntN(2000)),
+		CacheCreate: int64(g.rng.IntN(9000)), CacheRead: int64(g.rng.IntN(90000))}
+	blocks := []obj{{"type": "thinking", "thinking": "Let me think."}, {"type": "text", "text": "I will run the tests."}}
+	for range parallelTools {
+		input := obj{"command": "go test ./..."}
+		if g.rng.IntN(8) == 0 {
+			input = obj{"file_path": "/home/u/app/big.txt", "content": strings.Repeat("y", g.bigLine)}
+		}
+		blocks = append(blocks, obj{"type": "tool_use", "id": g.id("toolu"), "name": "Bash", "input": input})
+	}
+	msgID, reqID := g.id("msg"), g.id("req")
+	var lines []string
+	var sum Usage // without a message id, each line counts once
+	for i, b := range blocks {
+		u := final
+		if i < len(blocks)-1 { // output grows; only the last line has the final value
+			u.Out = final.Out * int64(i+1) / int64(len(blocks)+1)
+		}
+		sum = sum.Add(u)
+		msg := obj{"model": model, "type": "message", "role": "assistant", "content": []obj{b},
+			"stop_reason": nil, "stop_sequence": nil,
+			"usage": obj{"input_tokens": u.In, "output_tokens": u.Out, "cache_creation_input_tokens": u.CacheCreate,
+				"cache_read_input_tokens": u.CacheRead, "service_tier": "standard",
+				"cache_creation": obj{"ephemeral_5m_input_tokens": u.CacheCreate, "ephemeral_1h_input_tokens": 0}}}
+		extra := obj{"message": msg, "requestId": reqID}
+		if !noID {
+			msg["id"] = msgID
+		}
+		lines = append(lines, js(g.envelope("assistant", sidechain, extra)))
+	}
+	if noID {
+		final = sum
+	}
+	g.truth = g.truth.Add(final)
+	if file == "" {
+		g.truthMain = g.truthMain.Add(final)
+	}
+	for _, l := range lines {
+		g.emit(file, l)
+	}
+	return lines
+}
+
+// subagent runs a subagent: its file gets its messages, and the main file
+// gets a progress line nesting each one (the same message, counted once).
+func (g *generator) subagent() {
+	file := fmt.Sprintf("agent-a%x.jsonl", g.rng.Uint32())
+	for range 1 + g.rng.IntN(3) {
+		lines := g.message(file, "claude-haiku-4-5-20251001", true, false, 1)
+		last := lines[len(lines)-1]
+		var nested obj
+		json.Unmarshal([]byte(last), &nested)
+		g.emit("", js(g.envelope("progress", false, obj{"data": obj{"type": "agent_progress", "message": nested}})))
+	}
+}
+
+// turns writes n turns of everything.
+func (g *generator) turns(turns int) *generator {
+	for t := range turns {
+		g.prompt()
+		for range 1 + g.rng.IntN(4) {
+			tools := g.rng.IntN(3)
+			lines := g.message("", "claude-opus-4-6", false, false, tools)
+			g.old = append(g.old, lines...)
+			for range tools {
+				g.toolResult(g.rng.IntN(10) == 0)
+			}
+		}
+		switch g.rng.IntN(12) {
+		case 0: // an API error placeholder
+			g.message("", "<synthetic>", false, false, 0)
+		case 1: // a third-party endpoint without message ids
+			g.message("", "claude-opus-4-6", false, true, 0)
+		case 2, 3:
+			g.subagent()
+		case 4: // a /btw side question replays a parent message under a new request id
+			if len(g.old) > 0 {
+				var e obj
+				json.Unmarshal([]byte(g.old[g.rng.IntN(len(g.old))]), &e)
+				e["isSidechain"], e["requestId"], e["uuid"] = true, g.id("req"), g.id("uuid")
+				g.emit("", js(e))
+			}
+		case 5: // a second /compact re-appends old lines, uuids and timestamps and all
+			g.emit("", js(g.envelope("system", false, obj{"subtype": "compact_boundary"})))
+			for range 1 + g.rng.IntN(6) {
+				if len(g.old) > 0 {
+					g.emit("", g.old[g.rng.IntN(len(g.old))])
+				}
+			}
+		case 6: // a line that mentions usage but is broken
+			g.emit("", `{"type":"assistant","message":{"usage":{"input_tokens":5`)
+		}
+		if t%7 == 6 {
+			g.emit("", js(g.envelope("file-history-snapshot", false, obj{"snapshot": obj{"files": []string{"a.go"}}})))
+		}
+	}
+	return g
+}

@@ -1,0 +1,310 @@
+package transcript
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// files writes a generated session under dir and returns the transcript path.
+func (g *generator) write(t testing.TB, dir string) string {
+	t.Helper()
+	path := filepath.Join(dir, g.session+".jsonl")
+	if err := os.WriteFile(path, []byte(strings.Join(g.main, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for name, lines := range g.subs {
+		p := filepath.Join(dir, g.session, "subagents", name)
+		os.MkdirAll(filepath.Dir(p), 0o700)
+		os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o600)
+		os.WriteFile(strings.TrimSuffix(p, ".jsonl")+".meta.json", []byte(`{"agentType":"Explore"}`), 0o600)
+	}
+	return path
+}
+
+// hook simulates one hook invocation: the session is loaded from its saved
+// form and the ids log, scanned, and saved again.
+type store struct {
+	head []byte
+	ids  []byte
+}
+
+func (st *store) call(t testing.TB, path string, opt Options) (Session, Result) {
+	t.Helper()
+	s := Session{LoadIDs: func() ([]byte, error) { return st.ids, nil }}
+	if st.head != nil {
+		if err := s.UnmarshalBinary(st.head); err != nil {
+			t.Fatalf("state: %v", err)
+		}
+	}
+	res, err := s.Scan(path, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at, recs := s.TakeIDs()
+	st.ids = append(st.ids[:at], recs...)
+	st.head, _ = s.MarshalBinary()
+	return s, res
+}
+
+func TestScanMatchesReference(t *testing.T) {
+	for seed := range uint64(8) {
+		g := newGenerator(seed).turns(80)
+		path := g.write(t, t.TempDir())
+		for _, subagents := range []bool{true, false} {
+			var st store
+			s, res := st.call(t, path, Options{Subagents: subagents})
+			want, truth := reference(path, subagents), g.truth
+			if !subagents {
+				truth = g.truthMain
+			}
+			if s.Totals != want || want != truth || !res.Done {
+				t.Errorf("seed %d subagents=%v: scanner %+v, reference %+v, generator %+v", seed, subagents, s.Totals, want, truth)
+			}
+			if s.Model != "claude-opus-4-6" {
+				t.Errorf("model %q", s.Model)
+			}
+			// Nothing new: nothing added.
+			if again, _ := st.call(t, path, Options{Subagents: subagents}); again.Totals != s.Totals {
+				t.Errorf("a second scan changed the totals: %+v", again.Totals)
+			}
+		}
+	}
+}
+
+// The files grow in random-sized chunks that cut lines anywhere, with a hook
+// call between chunks; the totals end exact.
+func TestScanIncremental(t *testing.T) {
+	for seed := range uint64(6) {
+		g := newGenerator(100 + seed).turns(60)
+		dir := t.TempDir()
+		path := filepath.Join(dir, g.session+".jsonl")
+		pending := map[string][]byte{}
+		fileOf := func(name string) string {
+			if name == "" {
+				return path
+			}
+			return filepath.Join(dir, g.session, "subagents", name)
+		}
+		rng := rand.New(rand.NewPCG(seed, 7))
+		flush := func(name string, n int) {
+			p := fileOf(name)
+			os.MkdirAll(filepath.Dir(p), 0o700)
+			f, _ := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+			n = min(n, len(pending[name]))
+			f.Write(pending[name][:n])
+			f.Close()
+			pending[name] = pending[name][n:]
+		}
+		var st store
+		os.WriteFile(path, nil, 0o600)
+		for i, w := range g.order {
+			pending[w.file] = append(pending[w.file], w.line+"\n"...)
+			flush(w.file, rng.IntN(len(pending[w.file])+1))
+			if i%3 == 0 {
+				st.call(t, path, Options{Subagents: true})
+			}
+		}
+		for name := range pending {
+			flush(name, len(pending[name]))
+		}
+		s, _ := st.call(t, path, Options{Subagents: true})
+		if s.Totals != g.truth {
+			t.Errorf("seed %d: %+v, want %+v", seed, s.Totals, g.truth)
+		}
+	}
+}
+
+func TestScanRewritten(t *testing.T) {
+	g := newGenerator(7).turns(40)
+	dir := t.TempDir()
+	path := g.write(t, dir)
+	var st store
+	s, _ := st.call(t, path, Options{Subagents: true})
+	if s.Totals != g.truth {
+		t.Fatalf("%+v, want %+v", s.Totals, g.truth)
+	}
+	// A tool prunes the file in place: lines without usage go.
+	var kept []string
+	for _, l := range g.main {
+		if strings.Contains(l, `"usage"`) {
+			kept = append(kept, l)
+		}
+	}
+	os.WriteFile(path, []byte(strings.Join(kept, "\n")+"\n"), 0o600)
+	s, res := st.call(t, path, Options{Subagents: true})
+	if s.Totals != g.truth || len(res.Rescanned) != 1 {
+		t.Errorf("after a rewrite: %+v (rescanned %v), want %+v", s.Totals, res.Rescanned, g.truth)
+	}
+	// Replaced by another file (same content, new inode), then more turns.
+	g.turns(10)
+	tmp := path + ".new"
+	os.WriteFile(tmp, []byte(strings.Join(g.main, "\n")+"\n"), 0o600)
+	os.Rename(tmp, path)
+	g.write(t, dir)
+	s, _ = st.call(t, path, Options{Subagents: true})
+	if s.Totals != g.truth {
+		t.Errorf("after a replacement: %+v, want %+v", s.Totals, g.truth)
+	}
+}
+
+// A lost or corrupt state means a rescan from zero, still exact.
+func TestScanLostState(t *testing.T) {
+	g := newGenerator(9).turns(30)
+	path := g.write(t, t.TempDir())
+	var st store
+	st.call(t, path, Options{Subagents: true})
+	st.head = []byte("garbage")
+	var s Session
+	if err := s.UnmarshalBinary(st.head); err == nil {
+		t.Fatal("garbage decoded")
+	}
+	st.head = nil // the ids log stays, stale
+	s, _ = st.call(t, path, Options{Subagents: true})
+	if s.Totals != g.truth {
+		t.Errorf("%+v, want %+v", s.Totals, g.truth)
+	}
+	// A crash after the log was written and before the state was saved
+	// leaves records the state does not cover.
+	saved := st.head
+	g.turns(10)
+	g.write(t, filepath.Dir(path))
+	st.call(t, path, Options{Subagents: true})
+	st.head = saved
+	s, _ = st.call(t, path, Options{Subagents: true})
+	if s.Totals != g.truth {
+		t.Errorf("after a crash: %+v, want %+v", s.Totals, g.truth)
+	}
+}
+
+// A scan out of time stops at a line boundary and the next one goes on.
+func TestScanDeadline(t *testing.T) {
+	g := newGenerator(11)
+	g.bigLine = 3 << 20 // lines longer than a chunk
+	g.turns(30)
+	path := g.write(t, t.TempDir())
+	var st store
+	calls := 0
+	for {
+		calls++
+		s, res := st.call(t, path, Options{Subagents: true, Deadline: time.Now().Add(-time.Second)})
+		if res.Done {
+			if s.Totals != g.truth {
+				t.Errorf("%+v, want %+v", s.Totals, g.truth)
+			}
+			break
+		}
+		if calls > 1000 {
+			t.Fatal("never done")
+		}
+	}
+	if calls < 3 {
+		t.Errorf("done in %d calls: the deadline was not honoured", calls)
+	}
+}
+
+func TestScanTornLine(t *testing.T) {
+	g := newGenerator(3).turns(3)
+	all := strings.Join(g.main, "\n") + "\n"
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	cut := strings.LastIndex(all[:len(all)-1], "\n") + 20 // inside the last line
+	os.WriteFile(path, []byte(all[:cut]), 0o600)
+	var st store
+	st.call(t, path, Options{})
+	f, _ := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	f.WriteString(all[cut:])
+	f.Close()
+	s, _ := st.call(t, path, Options{})
+	if want := reference(path, false); s.Totals != want {
+		t.Errorf("%+v, want %+v", s.Totals, want)
+	}
+}
+
+func TestScanHugeLine(t *testing.T) {
+	big := strings.Repeat("z", 20<<20)
+	line := `{"type":"assistant","uuid":"u1","timestamp":"2026-11-30T09:00:00.000Z","requestId":"r1","message":{"id":"m1","model":"claude-opus-4-6",` +
+		`"content":[{"type":"tool_use","name":"Write","input":{"content":"` + big + `"}}],"usage":{"input_tokens":3,"output_tokens":700,"cache_creation_input_tokens":10,"cache_read_input_tokens":20}}}`
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	os.WriteFile(path, []byte(line+"\n"), 0o600)
+	var st store
+	s, _ := st.call(t, path, Options{})
+	if s.Totals != (Usage{3, 700, 10, 20}) {
+		t.Errorf("%+v", s.Totals)
+	}
+}
+
+func TestScanModelAndText(t *testing.T) {
+	lines := []string{
+		`{"type":"assistant","timestamp":"2026-11-30T09:00:00Z","requestId":"r1","message":{"id":"m1","model":"claude-sonnet-4-5","content":[{"type":"text","text":"First."}],"usage":{"output_tokens":1}}}`,
+		`{"type":"assistant","timestamp":"2026-11-30T09:00:01Z","requestId":"r2","message":{"id":"m2","model":"<synthetic>","content":[{"type":"text","text":"API Error"}],"usage":{"output_tokens":0}}}`,
+		`{"type":"progress","timestamp":"2026-11-30T09:00:02Z","data":{"message":{"type":"assistant","timestamp":"2026-11-30T09:00:02Z","requestId":"r3","message":{"id":"m3","model":"claude-haiku-4-5","content":[{"type":"text","text":"sub"}],"usage":{"output_tokens":5}}}}}`,
+		`{"type":"assistant","timestamp":"2026-11-30T09:00:03Z","requestId":"r4","message":{"id":"m4","model":"claude-opus-4-6","content":[{"type":"tool_use","name":"Bash"}],"usage":{"output_tokens":2}}}`,
+		`{"type":"assistant","timestamp":"2026-11-30T09:00:04Z","requestId":"r4","message":{"id":"m4","model":"claude-opus-4-6","content":[{"type":"text","text":"All done."}],"usage":{"output_tokens":9}}}`,
+	}
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600)
+	var st store
+	s, res := st.call(t, path, Options{Subagents: true, WantText: true})
+	if s.Model != "claude-opus-4-6" || res.Text != "All done." || s.Totals.Out != 1+0+5+9 {
+		t.Errorf("model %q, text %q, totals %+v", s.Model, res.Text, s.Totals)
+	}
+}
+
+func TestSessionRoundTrip(t *testing.T) {
+	g := newGenerator(5).turns(20)
+	path := g.write(t, t.TempDir())
+	var st store
+	s, _ := st.call(t, path, Options{Subagents: true})
+	s.StartModel, s.PID = "claude-opus-4-6", 4242
+	b, _ := s.MarshalBinary()
+	var back Session
+	if err := back.UnmarshalBinary(b); err != nil {
+		t.Fatal(err)
+	}
+	b2, _ := back.MarshalBinary()
+	if !bytes.Equal(b, b2) || back.Totals != s.Totals || back.PID != 4242 || len(back.Files) != len(s.Files) {
+		t.Errorf("round trip lost something")
+	}
+	for i := range len(b) {
+		var x Session
+		x.UnmarshalBinary(b[:i]) // truncated state never panics
+	}
+}
+
+// FuzzScan feeds arbitrary bytes, split anywhere across two calls: never a
+// panic, never negative, and the same totals as one call over all of it.
+func FuzzScan(f *testing.F) {
+	g := newGenerator(1).turns(3)
+	seed := strings.Join(g.main, "\n") + "\n"
+	f.Add([]byte(seed), 100)
+	f.Add([]byte(`{"message":{"usage":{"output_tokens":-5}}}`+"\n"), 3)
+	f.Add([]byte("\"usage\"\n\n{\"usage\"}\n"), 1)
+	f.Fuzz(func(t *testing.T, data []byte, cut int) {
+		dir := t.TempDir()
+		one := filepath.Join(dir, "one.jsonl")
+		two := filepath.Join(dir, "two.jsonl")
+		os.WriteFile(one, data, 0o600)
+		if cut < 0 {
+			cut = -cut
+		}
+		cut %= len(data) + 1
+		os.WriteFile(two, data[:cut], 0o600)
+		var a, b store
+		sa, _ := a.call(t, one, Options{Subagents: true})
+		b.call(t, two, Options{Subagents: true})
+		fh, _ := os.OpenFile(two, os.O_WRONLY|os.O_APPEND, 0)
+		fh.Write(data[cut:])
+		fh.Close()
+		sb, _ := b.call(t, two, Options{Subagents: true})
+		if sa.Totals != sb.Totals {
+			t.Fatalf("one call %+v, two calls %+v", sa.Totals, sb.Totals)
+		}
+		if u := sa.Totals; u.In < 0 || u.Out < 0 || u.CacheCreate < 0 || u.CacheRead < 0 {
+			t.Fatalf("negative %+v", u)
+		}
+	})
+}

@@ -198,4 +198,3 @@ func fingerprint(f *os.File, off int64) uint64 {
 	}
 	return hash64(b)
 }
-

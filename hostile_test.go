@@ -33,11 +33,18 @@ var hostileTargets = map[string]hostileTarget{
 		args:        []string{"turn_end", "-"},
 		unknownArgs: []string{"no_such_event", "s1"},
 		setup:       noctaliaTarget,
-		delivered: func(dir string) int {
-			b, _ := os.ReadFile(filepath.Join(dir, "noctalia.got"))
-			return bytes.Count(b, []byte("\n"))
-		},
+		delivered:   noctaliaDelivered,
 	},
+	"pulse-claude": {
+		args:      []string{"turn_end"}, // as claude-companion's settings snippet calls it
+		setup:     noctaliaTarget,
+		delivered: noctaliaDelivered,
+	},
+}
+
+func noctaliaDelivered(dir string) int {
+	b, _ := os.ReadFile(filepath.Join(dir, "noctalia.got"))
+	return bytes.Count(b, []byte("\n"))
 }
 
 // noctaliaTarget puts the fake noctalia (or none) on PATH.

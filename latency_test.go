@@ -2,6 +2,7 @@ package hookwire_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,16 +15,34 @@ import (
 
 // latencyTargets says how each binary delivers to a target that costs as
 // little as possible, so that the benchmark measures the binary itself.
-var latencyTargets = map[string]func(b *testing.B, bin, dir string) []string{
-	"pulse-emit": func(b *testing.B, bin, dir string) []string {
-		// noctalia is a tiny static program that exits at once.
-		noctalia := filepath.Join(dir, "noctalia")
-		if err := testkit.WriteTinyExit(noctalia); err != nil {
-			b.Logf("%v: using a Go program instead", err)
-			os.Link(filepath.Join(bin, "quiettrue"), noctalia)
-		}
-		return []string{"PATH=" + dir}
+var latencyTargets = map[string]func(b *testing.B, bin, dir string) (env []string, stdin string){
+	"pulse-emit": func(b *testing.B, bin, dir string) ([]string, string) {
+		return tinyNoctalia(b, bin, dir), goodPayload
 	},
+	"pulse-claude": func(b *testing.B, bin, dir string) ([]string, string) {
+		// A Stop with a transcript of a few hundred messages: after the
+		// first run, each run reads the state and scans nothing new.
+		path := filepath.Join(dir, "session.jsonl")
+		var t bytes.Buffer
+		for i := range 300 {
+			fmt.Fprintf(&t, `{"type":"assistant","timestamp":"2026-11-30T09:%02d:%02d.000Z","requestId":"r%d","message":{"id":"m%d","model":"claude-opus-4-6","content":[{"type":"text","text":"All tests pass."}],"usage":{"input_tokens":3,"output_tokens":%d,"cache_creation_input_tokens":500,"cache_read_input_tokens":9000}}}`+"\n", i/60, i%60, i, i, 10+i)
+		}
+		os.WriteFile(path, t.Bytes(), 0o600)
+		stdin := `{"session_id":"d63ac083-c016-4a5e-9d4f-0d0b1f7e2a11","hook_event_name":"Stop","transcript_path":"` + path +
+			`","cwd":"/tmp","last_assistant_message":"All tests pass."}`
+		return tinyNoctalia(b, bin, dir), stdin
+	},
+}
+
+// tinyNoctalia puts a noctalia on PATH that is a tiny static program
+// exiting at once.
+func tinyNoctalia(b *testing.B, bin, dir string) []string {
+	noctalia := filepath.Join(dir, "noctalia")
+	if err := testkit.WriteTinyExit(noctalia); err != nil {
+		b.Logf("%v: using a Go program instead", err)
+		os.Link(filepath.Join(bin, "quiettrue"), noctalia)
+	}
+	return []string{"PATH=" + dir}
 }
 
 // BenchmarkLatency measures whole-process latency, spawn to exit, of each
@@ -37,9 +56,8 @@ func BenchmarkLatency(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	stdin := []byte(goodPayload)
 	b.Run("floor=/bin/true", func(b *testing.B) {
-		spawn(b, exec.Command("/bin/true"), stdin, nil)
+		spawn(b, exec.Command("/bin/true"), []byte(goodPayload), nil)
 	})
 	for _, name := range slices.Sorted(func(yield func(string) bool) {
 		for k := range latencyTargets {
@@ -50,8 +68,8 @@ func BenchmarkLatency(b *testing.B) {
 	}) {
 		b.Run(name, func(b *testing.B) {
 			dir := b.TempDir()
-			env := append(baseEnv(dir), latencyTargets[name](b, bin, dir)...)
-			spawn(b, exec.Command(filepath.Join(bin, name), hostileTargets[name].args...), stdin, env)
+			env, stdin := latencyTargets[name](b, bin, dir)
+			spawn(b, exec.Command(filepath.Join(bin, name), hostileTargets[name].args...), []byte(stdin), append(baseEnv(dir), env...))
 		})
 	}
 }

@@ -18,7 +18,8 @@ import (
 // input matrix and the latency benchmark by adding a row here and one in
 // hostileTargets.
 var binaries = map[string]func() hook.Binary{
-	"pulse-emit": pulse.Emit,
+	"pulse-emit":   pulse.Emit,
+	"pulse-claude": pulse.Claude,
 }
 
 // raceOptions stops a -race build from sleeping a second at exit (its

@@ -19,7 +19,8 @@ type Options struct {
 	// Deadline stops the scan at a line boundary; the next scan goes on from
 	// there. Zero means no limit.
 	Deadline time.Time
-	// WantText records the last text block of the main chain (Result.Text).
+	// WantText records the end of the last text block of the main chain
+	// (Session.LastText, see Said). It costs a little on every usage line.
 	WantText bool
 }
 
@@ -30,8 +31,6 @@ type Result struct {
 	// Rescanned lists the files found rewritten or replaced and read again
 	// from the start.
 	Rescanned []string
-	// Text is the last text block of the main chain read by this scan.
-	Text string
 }
 
 // chunk is the read size: large enough that reads cost nothing next to
@@ -179,7 +178,7 @@ func (s *Session) lines(region []byte, main bool, opt Options, res *Result) erro
 				s.Model = r.model
 			}
 			if r.text != "" {
-				res.Text = r.text
+				s.setText(r.text)
 			}
 		}
 	}

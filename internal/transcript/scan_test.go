@@ -249,8 +249,11 @@ func TestScanModelAndText(t *testing.T) {
 	os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600)
 	var st store
 	s, res := st.call(t, path, Options{Subagents: true, WantText: true})
-	if s.Model != "claude-opus-4-6" || res.Text != "All done." || s.Totals.Out != 1+0+5+9 {
-		t.Errorf("model %q, text %q, totals %+v", s.Model, res.Text, s.Totals)
+	if s.Model != "claude-opus-4-6" || s.LastText != "All done." || s.Totals.Out != 1+0+5+9 || !res.Done {
+		t.Errorf("model %q, text %q, totals %+v", s.Model, s.LastText, s.Totals)
+	}
+	if !s.Said("Ran it.\n\nAll   done.") || s.Said("All done? No.") {
+		t.Error("Said")
 	}
 }
 

@@ -3,6 +3,7 @@ package transcript
 import (
 	"encoding/binary"
 	"errors"
+	"strings"
 )
 
 // windowSize is how many recently counted messages keep their values, so
@@ -24,6 +25,9 @@ type Session struct {
 	Model string
 	// StartModel is the model the agent announced (Claude's SessionStart).
 	StartModel string
+	// LastText ends the last text block of the main chain, whitespace
+	// collapsed (see Said).
+	LastText string
 	// PID is the agent's process, once found.
 	PID   int
 	MaxTS int64
@@ -136,6 +140,28 @@ func (s *Session) TakeIDs() (at int64, records []byte) {
 	return at, records
 }
 
+// lastTextSize bounds LastText: its end is enough to recognize a message.
+const lastTextSize = 256
+
+func (s *Session) setText(text string) {
+	t := collapse(text)
+	if len(t) > lastTextSize {
+		t = t[len(t)-lastTextSize:]
+	}
+	if t != "" {
+		s.LastText = t
+	}
+}
+
+// Said reports whether the transcript read so far ends with message, the
+// final answer an agent reports on a turn end (Claude's
+// last_assistant_message): whether the transcript has caught up with it.
+func (s *Session) Said(message string) bool {
+	return s.LastText != "" && strings.HasSuffix(collapse(message), s.LastText)
+}
+
+func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
+
 // mark returns the FileMark for path, adding one.
 func (s *Session) mark(path string) *FileMark {
 	for i := range s.Files {
@@ -162,6 +188,7 @@ func (s *Session) MarshalBinary() ([]byte, error) {
 	b = usage(b, s.Totals)
 	b = str(b, s.Model)
 	b = str(b, s.StartModel)
+	b = str(b, s.LastText)
 	b = u(b, uint64(s.PID))
 	b = u(b, uint64(s.MaxTS))
 	b = u(b, uint64(s.Logged))
@@ -193,6 +220,7 @@ func (s *Session) UnmarshalBinary(b []byte) (err error) {
 	n.Totals = d.usage()
 	n.Model = d.str()
 	n.StartModel = d.str()
+	n.LastText = d.str()
 	n.PID = int(d.uint())
 	n.MaxTS = int64(d.uint())
 	n.Logged = int64(d.uint())

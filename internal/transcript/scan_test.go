@@ -1,4 +1,4 @@
-package transcript
+package transcript_test
 
 import (
 	"bytes"
@@ -8,20 +8,16 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hookwire/hookwire/internal/transcript"
+	"github.com/hookwire/hookwire/internal/transcript/transcripttest"
 )
 
-// files writes a generated session under dir and returns the transcript path.
-func (g *generator) write(t testing.TB, dir string) string {
+func write(t testing.TB, g *transcripttest.Generator, dir string) string {
 	t.Helper()
-	path := filepath.Join(dir, g.session+".jsonl")
-	if err := os.WriteFile(path, []byte(strings.Join(g.main, "\n")+"\n"), 0o600); err != nil {
+	path, err := g.Write(dir)
+	if err != nil {
 		t.Fatal(err)
-	}
-	for name, lines := range g.subs {
-		p := filepath.Join(dir, g.session, "subagents", name)
-		os.MkdirAll(filepath.Dir(p), 0o700)
-		os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o600)
-		os.WriteFile(strings.TrimSuffix(p, ".jsonl")+".meta.json", []byte(`{"agentType":"Explore"}`), 0o600)
 	}
 	return path
 }
@@ -33,9 +29,9 @@ type store struct {
 	ids  []byte
 }
 
-func (st *store) call(t testing.TB, path string, opt Options) (Session, Result) {
+func (st *store) call(t testing.TB, path string, opt transcript.Options) (transcript.Session, transcript.Result) {
 	t.Helper()
-	s := Session{LoadIDs: func() ([]byte, error) { return st.ids, nil }}
+	s := transcript.Session{LoadIDs: func() ([]byte, error) { return st.ids, nil }}
 	if st.head != nil {
 		if err := s.UnmarshalBinary(st.head); err != nil {
 			t.Fatalf("state: %v", err)
@@ -53,14 +49,14 @@ func (st *store) call(t testing.TB, path string, opt Options) (Session, Result) 
 
 func TestScanMatchesReference(t *testing.T) {
 	for seed := range uint64(8) {
-		g := newGenerator(seed).turns(80)
-		path := g.write(t, t.TempDir())
+		g := transcripttest.New(seed).Turns(80)
+		path := write(t, g, t.TempDir())
 		for _, subagents := range []bool{true, false} {
 			var st store
-			s, res := st.call(t, path, Options{Subagents: subagents})
-			want, truth := reference(path, subagents), g.truth
+			s, res := st.call(t, path, transcript.Options{Subagents: subagents})
+			want, truth := transcripttest.Reference(path, subagents), g.Truth
 			if !subagents {
-				truth = g.truthMain
+				truth = g.TruthMain
 			}
 			if s.Totals != want || want != truth || !res.Done {
 				t.Errorf("seed %d subagents=%v: scanner %+v, reference %+v, generator %+v", seed, subagents, s.Totals, want, truth)
@@ -69,7 +65,7 @@ func TestScanMatchesReference(t *testing.T) {
 				t.Errorf("model %q", s.Model)
 			}
 			// Nothing new: nothing added.
-			if again, _ := st.call(t, path, Options{Subagents: subagents}); again.Totals != s.Totals {
+			if again, _ := st.call(t, path, transcript.Options{Subagents: subagents}); again.Totals != s.Totals {
 				t.Errorf("a second scan changed the totals: %+v", again.Totals)
 			}
 		}
@@ -80,15 +76,15 @@ func TestScanMatchesReference(t *testing.T) {
 // call between chunks; the totals end exact.
 func TestScanIncremental(t *testing.T) {
 	for seed := range uint64(6) {
-		g := newGenerator(100 + seed).turns(60)
+		g := transcripttest.New(100 + seed).Turns(60)
 		dir := t.TempDir()
-		path := filepath.Join(dir, g.session+".jsonl")
+		path := filepath.Join(dir, g.Session+".jsonl")
 		pending := map[string][]byte{}
 		fileOf := func(name string) string {
 			if name == "" {
 				return path
 			}
-			return filepath.Join(dir, g.session, "subagents", name)
+			return filepath.Join(dir, g.Session, "subagents", name)
 		}
 		rng := rand.New(rand.NewPCG(seed, 7))
 		flush := func(name string, n int) {
@@ -102,99 +98,99 @@ func TestScanIncremental(t *testing.T) {
 		}
 		var st store
 		os.WriteFile(path, nil, 0o600)
-		for i, w := range g.order {
-			pending[w.file] = append(pending[w.file], w.line+"\n"...)
-			flush(w.file, rng.IntN(len(pending[w.file])+1))
+		for i, w := range g.Order {
+			pending[w.File] = append(pending[w.File], w.Line+"\n"...)
+			flush(w.File, rng.IntN(len(pending[w.File])+1))
 			if i%3 == 0 {
-				st.call(t, path, Options{Subagents: true})
+				st.call(t, path, transcript.Options{Subagents: true})
 			}
 		}
 		for name := range pending {
 			flush(name, len(pending[name]))
 		}
-		s, _ := st.call(t, path, Options{Subagents: true})
-		if s.Totals != g.truth {
-			t.Errorf("seed %d: %+v, want %+v", seed, s.Totals, g.truth)
+		s, _ := st.call(t, path, transcript.Options{Subagents: true})
+		if s.Totals != g.Truth {
+			t.Errorf("seed %d: %+v, want %+v", seed, s.Totals, g.Truth)
 		}
 	}
 }
 
 func TestScanRewritten(t *testing.T) {
-	g := newGenerator(7).turns(40)
+	g := transcripttest.New(7).Turns(40)
 	dir := t.TempDir()
-	path := g.write(t, dir)
+	path := write(t, g, dir)
 	var st store
-	s, _ := st.call(t, path, Options{Subagents: true})
-	if s.Totals != g.truth {
-		t.Fatalf("%+v, want %+v", s.Totals, g.truth)
+	s, _ := st.call(t, path, transcript.Options{Subagents: true})
+	if s.Totals != g.Truth {
+		t.Fatalf("%+v, want %+v", s.Totals, g.Truth)
 	}
 	// A tool prunes the file in place: lines without usage go.
 	var kept []string
-	for _, l := range g.main {
+	for _, l := range g.Main {
 		if strings.Contains(l, `"usage"`) {
 			kept = append(kept, l)
 		}
 	}
 	os.WriteFile(path, []byte(strings.Join(kept, "\n")+"\n"), 0o600)
-	s, res := st.call(t, path, Options{Subagents: true})
-	if s.Totals != g.truth || len(res.Rescanned) != 1 {
-		t.Errorf("after a rewrite: %+v (rescanned %v), want %+v", s.Totals, res.Rescanned, g.truth)
+	s, res := st.call(t, path, transcript.Options{Subagents: true})
+	if s.Totals != g.Truth || len(res.Rescanned) != 1 {
+		t.Errorf("after a rewrite: %+v (rescanned %v), want %+v", s.Totals, res.Rescanned, g.Truth)
 	}
 	// Replaced by another file (same content, new inode), then more turns.
-	g.turns(10)
+	g.Turns(10)
 	tmp := path + ".new"
-	os.WriteFile(tmp, []byte(strings.Join(g.main, "\n")+"\n"), 0o600)
+	os.WriteFile(tmp, []byte(strings.Join(g.Main, "\n")+"\n"), 0o600)
 	os.Rename(tmp, path)
-	g.write(t, dir)
-	s, _ = st.call(t, path, Options{Subagents: true})
-	if s.Totals != g.truth {
-		t.Errorf("after a replacement: %+v, want %+v", s.Totals, g.truth)
+	write(t, g, dir)
+	s, _ = st.call(t, path, transcript.Options{Subagents: true})
+	if s.Totals != g.Truth {
+		t.Errorf("after a replacement: %+v, want %+v", s.Totals, g.Truth)
 	}
 }
 
 // A lost or corrupt state means a rescan from zero, still exact.
 func TestScanLostState(t *testing.T) {
-	g := newGenerator(9).turns(30)
-	path := g.write(t, t.TempDir())
+	g := transcripttest.New(9).Turns(30)
+	path := write(t, g, t.TempDir())
 	var st store
-	st.call(t, path, Options{Subagents: true})
+	st.call(t, path, transcript.Options{Subagents: true})
 	st.head = []byte("garbage")
-	var s Session
+	var s transcript.Session
 	if err := s.UnmarshalBinary(st.head); err == nil {
 		t.Fatal("garbage decoded")
 	}
 	st.head = nil // the ids log stays, stale
-	s, _ = st.call(t, path, Options{Subagents: true})
-	if s.Totals != g.truth {
-		t.Errorf("%+v, want %+v", s.Totals, g.truth)
+	s, _ = st.call(t, path, transcript.Options{Subagents: true})
+	if s.Totals != g.Truth {
+		t.Errorf("%+v, want %+v", s.Totals, g.Truth)
 	}
 	// A crash after the log was written and before the state was saved
 	// leaves records the state does not cover.
 	saved := st.head
-	g.turns(10)
-	g.write(t, filepath.Dir(path))
-	st.call(t, path, Options{Subagents: true})
+	g.Turns(10)
+	write(t, g, filepath.Dir(path))
+	st.call(t, path, transcript.Options{Subagents: true})
 	st.head = saved
-	s, _ = st.call(t, path, Options{Subagents: true})
-	if s.Totals != g.truth {
-		t.Errorf("after a crash: %+v, want %+v", s.Totals, g.truth)
+	s, _ = st.call(t, path, transcript.Options{Subagents: true})
+	if s.Totals != g.Truth {
+		t.Errorf("after a crash: %+v, want %+v", s.Totals, g.Truth)
 	}
 }
 
 // A scan out of time stops at a line boundary and the next one goes on.
 func TestScanDeadline(t *testing.T) {
-	g := newGenerator(11)
-	g.bigLine = 3 << 20 // lines longer than a chunk
-	g.turns(30)
-	path := g.write(t, t.TempDir())
+	g := transcripttest.New(11)
+	g.BigLine = 3 << 20 // lines longer than a chunk
+	g.Turns(30)
+	path := write(t, g, t.TempDir())
 	var st store
 	calls := 0
 	for {
 		calls++
-		s, res := st.call(t, path, Options{Subagents: true, Deadline: time.Now().Add(-time.Second)})
+		s, res := st.call(t, path, transcript.Options{Subagents: true, Deadline: time.Now().Add(-time.Second)})
 		if res.Done {
-			if s.Totals != g.truth {
-				t.Errorf("%+v, want %+v", s.Totals, g.truth)
+			if s.Totals != g.Truth {
+				t.Errorf("%+v, want %+v", s.Totals, g.Truth)
 			}
 			break
 		}
@@ -208,18 +204,18 @@ func TestScanDeadline(t *testing.T) {
 }
 
 func TestScanTornLine(t *testing.T) {
-	g := newGenerator(3).turns(3)
-	all := strings.Join(g.main, "\n") + "\n"
+	g := transcripttest.New(3).Turns(3)
+	all := strings.Join(g.Main, "\n") + "\n"
 	path := filepath.Join(t.TempDir(), "t.jsonl")
 	cut := strings.LastIndex(all[:len(all)-1], "\n") + 20 // inside the last line
 	os.WriteFile(path, []byte(all[:cut]), 0o600)
 	var st store
-	st.call(t, path, Options{})
+	st.call(t, path, transcript.Options{})
 	f, _ := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 	f.WriteString(all[cut:])
 	f.Close()
-	s, _ := st.call(t, path, Options{})
-	if want := reference(path, false); s.Totals != want {
+	s, _ := st.call(t, path, transcript.Options{})
+	if want := transcripttest.Reference(path, false); s.Totals != want {
 		t.Errorf("%+v, want %+v", s.Totals, want)
 	}
 }
@@ -231,8 +227,8 @@ func TestScanHugeLine(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t.jsonl")
 	os.WriteFile(path, []byte(line+"\n"), 0o600)
 	var st store
-	s, _ := st.call(t, path, Options{})
-	if s.Totals != (Usage{3, 700, 10, 20}) {
+	s, _ := st.call(t, path, transcript.Options{})
+	if s.Totals != (transcript.Usage{3, 700, 10, 20}) {
 		t.Errorf("%+v", s.Totals)
 	}
 }
@@ -248,7 +244,7 @@ func TestScanModelAndText(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t.jsonl")
 	os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600)
 	var st store
-	s, res := st.call(t, path, Options{Subagents: true, WantText: true})
+	s, res := st.call(t, path, transcript.Options{Subagents: true, WantText: true})
 	if s.Model != "claude-opus-4-6" || s.LastText != "All done." || s.Totals.Out != 1+0+5+9 || !res.Done {
 		t.Errorf("model %q, text %q, totals %+v", s.Model, s.LastText, s.Totals)
 	}
@@ -258,13 +254,13 @@ func TestScanModelAndText(t *testing.T) {
 }
 
 func TestSessionRoundTrip(t *testing.T) {
-	g := newGenerator(5).turns(20)
-	path := g.write(t, t.TempDir())
+	g := transcripttest.New(5).Turns(20)
+	path := write(t, g, t.TempDir())
 	var st store
-	s, _ := st.call(t, path, Options{Subagents: true})
+	s, _ := st.call(t, path, transcript.Options{Subagents: true})
 	s.StartModel, s.PID = "claude-opus-4-6", 4242
 	b, _ := s.MarshalBinary()
-	var back Session
+	var back transcript.Session
 	if err := back.UnmarshalBinary(b); err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +269,7 @@ func TestSessionRoundTrip(t *testing.T) {
 		t.Errorf("round trip lost something")
 	}
 	for i := range len(b) {
-		var x Session
+		var x transcript.Session
 		x.UnmarshalBinary(b[:i]) // truncated state never panics
 	}
 }
@@ -281,8 +277,8 @@ func TestSessionRoundTrip(t *testing.T) {
 // FuzzScan feeds arbitrary bytes, split anywhere across two calls: never a
 // panic, never negative, and the same totals as one call over all of it.
 func FuzzScan(f *testing.F) {
-	g := newGenerator(1).turns(3)
-	seed := strings.Join(g.main, "\n") + "\n"
+	g := transcripttest.New(1).Turns(3)
+	seed := strings.Join(g.Main, "\n") + "\n"
 	f.Add([]byte(seed), 100)
 	f.Add([]byte(`{"message":{"usage":{"output_tokens":-5}}}`+"\n"), 3)
 	f.Add([]byte("\"usage\"\n\n{\"usage\"}\n"), 1)
@@ -297,12 +293,12 @@ func FuzzScan(f *testing.F) {
 		cut %= len(data) + 1
 		os.WriteFile(two, data[:cut], 0o600)
 		var a, b store
-		sa, _ := a.call(t, one, Options{Subagents: true})
-		b.call(t, two, Options{Subagents: true})
+		sa, _ := a.call(t, one, transcript.Options{Subagents: true})
+		b.call(t, two, transcript.Options{Subagents: true})
 		fh, _ := os.OpenFile(two, os.O_WRONLY|os.O_APPEND, 0)
 		fh.Write(data[cut:])
 		fh.Close()
-		sb, _ := b.call(t, two, Options{Subagents: true})
+		sb, _ := b.call(t, two, transcript.Options{Subagents: true})
 		if sa.Totals != sb.Totals {
 			t.Fatalf("one call %+v, two calls %+v", sa.Totals, sb.Totals)
 		}

@@ -1,14 +1,24 @@
-package transcript
+// Package transcripttest writes realistic Claude Code transcripts that know
+// their own exact token totals, and computes those totals independently of
+// package transcript, to test and benchmark it.
+package transcripttest
 
 import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/hookwire/hookwire/internal/transcript"
 )
 
-// A generator writes a realistic Claude Code session: prompts, assistant
+// Usage is a token count.
+type Usage = transcript.Usage
+
+// A Generator writes a realistic Claude Code session: prompts, assistant
 // messages written one line per content block with output_tokens growing,
 // parallel tool calls sharing a message id, tool results (some huge, some
 // carrying a subagent's "usage" in toolUseResult), <synthetic> messages,
@@ -16,54 +26,62 @@ import (
 // subagents writing their own files while the main file carries their
 // messages in progress lines, compaction replays of old lines, malformed
 // lines. It knows the exact totals it wrote.
-type generator struct {
-	rng     *rand.Rand
-	now     time.Time
-	session string
+type Generator struct {
+	rng *rand.Rand
+	now time.Time
+	// Session is the session id; the transcript is <Session>.jsonl.
+	Session string
 	seq     int
 
-	main []string            // lines of the main transcript
-	subs map[string][]string // subagent file name → lines
-	// order interleaves the files as they would be written: each element
-	// is a file name ("" for main) and a line.
-	order []written
+	// Main holds the lines of the main transcript, Subs those of each
+	// subagent's file.
+	Main []string
+	Subs map[string][]string
+	// Order interleaves the files' lines as they were written.
+	Order []Written
 
-	truth     Usage // every distinct message, subagents included
-	truthMain Usage // without the subagents' messages
-	old       []string
-	bigLine   int // size of the huge tool results and inputs
+	// Truth counts every distinct message, subagents included; TruthMain
+	// leaves the subagents out.
+	Truth, TruthMain Usage
+	// BigLine is the size of the huge tool results and tool inputs.
+	BigLine int
+
+	old []string
 }
 
-type written struct {
-	file string
-	line string
+// Written is one line of one file: File is "" for the main transcript, else
+// the subagent file's name.
+type Written struct {
+	File string
+	Line string
 }
 
-func newGenerator(seed uint64) *generator {
-	return &generator{
+// New returns a generator; the same seed writes the same session.
+func New(seed uint64) *Generator {
+	return &Generator{
 		rng:     rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
 		now:     time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC),
-		session: "d63ac083-c016-4a5e-9d4f-0d0b1f7e2a11",
-		subs:    map[string][]string{},
-		bigLine: 64 << 10,
+		Session: "d63ac083-c016-4a5e-9d4f-0d0b1f7e2a11",
+		Subs:    map[string][]string{},
+		BigLine: 64 << 10,
 	}
 }
 
-func (g *generator) emit(file, line string) {
+func (g *Generator) emit(file, line string) {
 	if file == "" {
-		g.main = append(g.main, line)
+		g.Main = append(g.Main, line)
 	} else {
-		g.subs[file] = append(g.subs[file], line)
+		g.Subs[file] = append(g.Subs[file], line)
 	}
-	g.order = append(g.order, written{file, line})
+	g.Order = append(g.Order, Written{file, line})
 }
 
-func (g *generator) tick() string {
+func (g *Generator) tick() string {
 	g.now = g.now.Add(time.Duration(50+g.rng.IntN(2000)) * time.Millisecond)
 	return g.now.Format("2006-01-02T15:04:05.000Z")
 }
 
-func (g *generator) id(prefix string) string {
+func (g *Generator) id(prefix string) string {
 	g.seq++
 	return fmt.Sprintf("%s_%04d%08x", prefix, g.seq, g.rng.Uint32())
 }
@@ -78,9 +96,9 @@ func js(v any) string {
 
 type obj = map[string]any
 
-func (g *generator) envelope(typ string, sidechain bool, extra obj) obj {
+func (g *Generator) envelope(typ string, sidechain bool, extra obj) obj {
 	e := obj{"parentUuid": nil, "isSidechain": sidechain, "userType": "external", "cwd": "/home/u/app",
-		"sessionId": g.session, "version": "2.1.63", "gitBranch": "main", "type": typ,
+		"sessionId": g.Session, "version": "2.1.63", "gitBranch": "main", "type": typ,
 		"uuid": g.id("uuid"), "timestamp": g.tick()}
 	for k, v := range extra {
 		e[k] = v
@@ -88,16 +106,16 @@ func (g *generator) envelope(typ string, sidechain bool, extra obj) obj {
 	return e
 }
 
-func (g *generator) prompt() {
+func (g *Generator) prompt() {
 	g.emit("", js(g.envelope("user", false, obj{"message": obj{"role": "user", "content": "Please fix the failing test"}})))
 }
 
 // toolResult writes a user line with a tool result; big ones are huge, and
 // some carry a subagent's usage in toolUseResult (which must not count).
-func (g *generator) toolResult(big bool) {
+func (g *Generator) toolResult(big bool) {
 	text := strings.Repeat("ok ", 20)
 	if big {
-		text = strings.Repeat("x", g.bigLine)
+		text = strings.Repeat("x", g.BigLine)
 	}
 	extra := obj{"message": obj{"role": "user", "content": []obj{{"type": "tool_result", "tool_use_id": g.id("toolu"), "content": text}}}}
 	if g.rng.IntN(4) == 0 {
@@ -107,14 +125,14 @@ func (g *generator) toolResult(big bool) {
 }
 
 // message writes one assistant message as several lines, returns its lines.
-func (g *generator) message(file, model string, sidechain, noID bool, parallelTools int) []string {
+func (g *Generator) message(file, model string, sidechain, noID bool, parallelTools int) []string {
 	final := Usage{In: int64(1 + g.rng.IntN(5)), Out: int64(10 + g.rng.IntN(2000)),
 		CacheCreate: int64(g.rng.IntN(9000)), CacheRead: int64(g.rng.IntN(90000))}
 	blocks := []obj{{"type": "thinking", "thinking": "Let me think."}, {"type": "text", "text": "I will run the tests."}}
 	for range parallelTools {
 		input := obj{"command": "go test ./..."}
 		if g.rng.IntN(8) == 0 {
-			input = obj{"file_path": "/home/u/app/big.txt", "content": strings.Repeat("y", g.bigLine)}
+			input = obj{"file_path": "/home/u/app/big.txt", "content": strings.Repeat("y", g.BigLine)}
 		}
 		blocks = append(blocks, obj{"type": "tool_use", "id": g.id("toolu"), "name": "Bash", "input": input})
 	}
@@ -141,9 +159,9 @@ func (g *generator) message(file, model string, sidechain, noID bool, parallelTo
 	if noID {
 		final = sum
 	}
-	g.truth = g.truth.Add(final)
+	g.Truth = g.Truth.Add(final)
 	if file == "" {
-		g.truthMain = g.truthMain.Add(final)
+		g.TruthMain = g.TruthMain.Add(final)
 	}
 	for _, l := range lines {
 		g.emit(file, l)
@@ -153,7 +171,7 @@ func (g *generator) message(file, model string, sidechain, noID bool, parallelTo
 
 // subagent runs a subagent: its file gets its messages, and the main file
 // gets a progress line nesting each one (the same message, counted once).
-func (g *generator) subagent() {
+func (g *Generator) subagent() {
 	file := fmt.Sprintf("agent-a%x.jsonl", g.rng.Uint32())
 	for range 1 + g.rng.IntN(3) {
 		lines := g.message(file, "claude-haiku-4-5-20251001", true, false, 1)
@@ -164,8 +182,8 @@ func (g *generator) subagent() {
 	}
 }
 
-// turns writes n turns of everything.
-func (g *generator) turns(turns int) *generator {
+// Turns writes n more turns of everything.
+func (g *Generator) Turns(turns int) *Generator {
 	for t := range turns {
 		g.prompt()
 		for range 1 + g.rng.IntN(4) {
@@ -205,4 +223,24 @@ func (g *generator) turns(turns int) *generator {
 		}
 	}
 	return g
+}
+
+// Write writes the session under dir, as Claude Code lays it out, and
+// returns the transcript's path.
+func (g *Generator) Write(dir string) (string, error) {
+	path := filepath.Join(dir, g.Session+".jsonl")
+	if err := os.WriteFile(path, []byte(strings.Join(g.Main, "\n")+"\n"), 0o600); err != nil {
+		return "", err
+	}
+	for name, lines := range g.Subs {
+		p := filepath.Join(dir, g.Session, "subagents", name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+			return "", err
+		}
+		os.WriteFile(strings.TrimSuffix(p, ".jsonl")+".meta.json", []byte(`{"agentType":"Explore"}`), 0o600)
+	}
+	return path, nil
 }

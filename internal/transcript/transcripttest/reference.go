@@ -1,4 +1,4 @@
-package transcript
+package transcripttest
 
 import (
 	"bufio"
@@ -8,12 +8,12 @@ import (
 	"strings"
 )
 
-// reference computes the exact totals of a session the obvious way, sharing
+// Reference computes the exact totals of a session the obvious way, sharing
 // no code with the scanner: decode every line of every file with
 // encoding/json, keep each message's largest value of each field, sum. A
 // sidechain line of the main file that repeats a message id already seen is
 // a /btw replay and does not count.
-func reference(transcript string, subagents bool) Usage {
+func Reference(transcript string, subagents bool) Usage {
 	type msg struct {
 		Type        string          `json:"type"`
 		IsSidechain bool            `json:"isSidechain"`
@@ -70,7 +70,7 @@ func reference(transcript string, subagents bool) Usage {
 				seenID[m.Message.ID] = true
 			}
 			u := m.Message.Usage
-			best[key] = best[key].Max(Usage{u.In, u.Out, u.CC, u.CR})
+			best[key] = best[key].Max(Usage{In: u.In, Out: u.Out, CacheCreate: u.CC, CacheRead: u.CR})
 		}
 	}
 	read(transcript, true)

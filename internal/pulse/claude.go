@@ -70,6 +70,9 @@ var pulseEvents = map[agent.Kind]string{
 	agent.SessionEnd:   "session_end",
 }
 
+// mainOnly suffixes the state of a session counted without its subagents.
+const mainOnly = ".main"
+
 // Time limits inside the runtime's deadline.
 const (
 	// scanBudget bounds one call's transcript reading. A cold first scan of
@@ -94,9 +97,11 @@ func (c *claudeCLI) Run(inv *hook.Invocation) error {
 			return nil
 		}
 	} else if !Vocabulary[event] {
-		if k := agent.Lookup(event); pulseEvents[k] != "" {
-			inv.Notef("argument %q is an agent event, not a Pulse event: sending %s", event, pulseEvents[k])
-			event = pulseEvents[k]
+		// An agent event name where a Pulse event belongs: the dialect has
+		// read it (with the payload's refinements), so map its kind.
+		if mapped := pulseEvents[ev.Kind]; mapped != "" {
+			inv.Notef("argument %q is an agent event, not a Pulse event: sending %s", event, mapped)
+			event = mapped
 		} else {
 			inv.Notef("event %q is not in the Pulse vocabulary: the bar shows it as idle", event)
 		}
@@ -118,13 +123,18 @@ func (c *claudeCLI) Run(inv *hook.Invocation) error {
 	if event == "session_end" {
 		// Like the reference: a retired slot needs no figures. The state goes.
 		if store != nil {
-			store.Remove(name + ".scan")
-			store.Remove(name + ".ids")
+			for _, n := range []string{name, name + mainOnly} {
+				store.Remove(n + ".scan")
+				store.Remove(n + ".ids")
+			}
 		}
 		inv.Send(Dispatch(Target(inv.Getenv), event, CSV("?", "0", "0", "0", "0", short(ev.Session))))
 		return nil
 	}
 
+	if c.NoSubagents {
+		name += mainOnly // other totals: another state
+	}
 	s := c.burn(inv, store, name, ev)
 	model := s.Model
 	if model == "" {
@@ -182,7 +192,7 @@ func (c *claudeCLI) burn(inv *hook.Invocation, store *state.Store, name string, 
 	}
 	ctx, cancel := contextWithin(inv, lockBudget)
 	defer cancel()
-	release, err := store.Lock(ctx, name)
+	release, err := store.Lock(ctx, name+".scan")
 	if err != nil {
 		inv.Notef("another hook of this session held its state past %v: sending the last saved totals", lockBudget)
 		load(store, name, s)

@@ -22,5 +22,8 @@ func Commands() map[string]func(ts *testscript.TestScript, neg bool, args []stri
 		"got":            cmdGot,
 		"cmpjson":        cmdCmpJSON,
 		"dead":           cmdDead,
+		"append":         cmdAppend,
+		"sleep":          cmdSleep,
+		"claude-session": cmdClaudeSession,
 	}
 }

@@ -1,0 +1,73 @@
+package testkit
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// cmdAppend: append DST SRC [START [END]] appends SRC's bytes START:END to
+// DST, as an agent appends to its transcript (a part of a line makes a torn
+// tail).
+func cmdAppend(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 || len(args) > 4 {
+		ts.Fatalf("usage: append DST SRC [START [END]]")
+	}
+	b, err := os.ReadFile(ts.MkAbs(args[1]))
+	if err != nil {
+		ts.Fatalf("%v", err)
+	}
+	start, end := 0, len(b)
+	if len(args) > 2 {
+		start, _ = strconv.Atoi(args[2])
+	}
+	if len(args) > 3 {
+		end, _ = strconv.Atoi(args[3])
+	}
+	if start < 0 || end > len(b) || start > end {
+		ts.Fatalf("append: range %d:%d of %d bytes", start, end, len(b))
+	}
+	f, err := os.OpenFile(ts.MkAbs(args[0]), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		ts.Fatalf("%v", err)
+	}
+	defer f.Close()
+	if _, err := f.Write(b[start:end]); err != nil {
+		ts.Fatalf("%v", err)
+	}
+}
+
+// cmdClaudeSession: claude-session DIR SESSIONID writes DIR/sessions/<pid>.json
+// naming SESSIONID, where pid is this test process: the parent of the
+// commands a script runs, as Claude Code is the grandparent of its hooks.
+func cmdClaudeSession(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: claude-session DIR SESSIONID")
+	}
+	dir := filepath.Join(ts.MkAbs(args[0]), "sessions")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		ts.Fatalf("%v", err)
+	}
+	pid := os.Getpid()
+	body := fmt.Sprintf(`{"pid":%d,"sessionId":%q,"cwd":"/home/u/app","startedAt":1764493200000}`, pid, args[1])
+	if err := os.WriteFile(filepath.Join(dir, strconv.Itoa(pid)+".json"), []byte(body), 0o600); err != nil {
+		ts.Fatalf("%v", err)
+	}
+	ts.Setenv("CLAUDE_PID", strconv.Itoa(pid))
+}
+
+// cmdSleep: sleep DURATION pauses the script, while a background command runs.
+func cmdSleep(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: sleep DURATION")
+	}
+	d, err := time.ParseDuration(args[0])
+	if err != nil {
+		ts.Fatalf("sleep: %v", err)
+	}
+	time.Sleep(d)
+}

@@ -1,0 +1,130 @@
+package hookwire_test
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hookwire/hookwire/internal/testkit"
+	"github.com/hookwire/hookwire/internal/transcript"
+	"github.com/hookwire/hookwire/internal/transcript/transcripttest"
+)
+
+// Claude Code runs hooks in parallel: 32 pulse-claude processes for one
+// session, started together while the transcript and a subagent's file
+// grow in random chunks. None may ever report more than the truth, and
+// once the writing is over the next call reports it exactly.
+func TestPulseClaudeConcurrent(t *testing.T) {
+	t.Parallel()
+	bin, err := testkit.BuildSuite(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := transcripttest.New(42).Turns(120)
+	dir := t.TempDir()
+	path := filepath.Join(dir, g.Session+".jsonl")
+	os.WriteFile(path, nil, 0o600)
+	env := append(baseEnv(dir), "PULSE_DRYRUN=1")
+	payload := fmt.Sprintf(`{"session_id":%q,"transcript_path":%q,"cwd":"/tmp","hook_event_name":"PostToolUse","tool_name":"Bash"}`, g.Session, path)
+
+	run := func() (transcript.Usage, error) {
+		cmd := exec.Command(filepath.Join(bin, "pulse-claude"))
+		cmd.Env, cmd.Stdin = env, strings.NewReader(payload)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil || stderr.Len() > 0 {
+			return transcript.Usage{}, fmt.Errorf("exit %v, stderr %q", err, stderr.Bytes())
+		}
+		return parseBurn(stdout.String())
+	}
+
+	writing := make(chan struct{})
+	go func() { // the agent, writing
+		defer close(writing)
+		rng := rand.New(rand.NewPCG(1, 2))
+		pending := map[string][]byte{}
+		file := func(name string) string {
+			if name == "" {
+				return path
+			}
+			p := filepath.Join(dir, g.Session, "subagents", name)
+			os.MkdirAll(filepath.Dir(p), 0o700)
+			return p
+		}
+		flush := func(name string, n int) {
+			f, _ := os.OpenFile(file(name), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+			f.Write(pending[name][:n])
+			f.Close()
+			pending[name] = pending[name][n:]
+		}
+		for i, w := range g.Order {
+			pending[w.File] = append(pending[w.File], w.Line+"\n"...)
+			flush(w.File, rng.IntN(len(pending[w.File])+1))
+			if i%4 == 0 {
+				time.Sleep(time.Millisecond) // the hooks run while the agent writes
+			}
+		}
+		for name := range pending {
+			flush(name, len(pending[name]))
+		}
+	}()
+
+	var wg sync.WaitGroup
+	errs := make(chan error, 32)
+	for range 32 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			u, err := run()
+			if err == nil && (u.In > g.Truth.In || u.Out > g.Truth.Out || u.CacheCreate > g.Truth.CacheCreate || u.CacheRead > g.Truth.CacheRead) {
+				err = fmt.Errorf("reported %+v, more than the truth %+v", u, g.Truth)
+			}
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	<-writing
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	// Up to date after at most a few calls (each reads for a bounded time).
+	var u transcript.Usage
+	for range 5 {
+		if u, err = run(); err != nil {
+			t.Fatal(err)
+		}
+		if u == g.Truth {
+			return
+		}
+	}
+	t.Errorf("final %+v, want %+v", u, g.Truth)
+}
+
+// parseBurn reads the token fields of a dry-run pulse command line.
+func parseBurn(line string) (transcript.Usage, error) {
+	f := strings.Fields(strings.TrimSpace(line))
+	if len(f) < 7 {
+		return transcript.Usage{}, fmt.Errorf("no payload in %q", line)
+	}
+	csv := strings.Split(f[6], ",")
+	n := make([]int64, 4)
+	for i := range n {
+		v, err := strconv.ParseInt(csv[i+1], 10, 64)
+		if err != nil {
+			return transcript.Usage{}, fmt.Errorf("%q: %v", line, err)
+		}
+		n[i] = v
+	}
+	return transcript.Usage{In: n[0], Out: n[1], CacheCreate: n[2], CacheRead: n[3]}, nil
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -200,13 +201,20 @@ func (c *claudeCLI) burn(inv *hook.Invocation, store *state.Store, name string, 
 	}
 	defer release()
 	load(store, name, s)
-	s.LoadIDs = func() ([]byte, error) { return store.Read(name + ".ids") }
 
 	if ev.Kind == agent.SessionStart && ev.Model != "" {
 		s.StartModel = ev.Model
 	}
 	if ev.Agent == agent.Claude && ev.Transcript != "" {
+		set, err := transcript.OpenIDSet(filepath.Join(store.Dir(), name+".ids"), s)
+		if err != nil {
+			inv.Notef("state: %v: sending the last saved totals", err)
+			return s
+		}
 		c.scan(inv, s, ev)
+		if err := set.Close(); err != nil {
+			inv.Notef("state: %v", err)
+		}
 	}
 	if s.PID == 0 || !ownsSession(claudeConfigDir(inv.Getenv), s.PID, ev.Session) {
 		s.PID = 0
@@ -214,8 +222,10 @@ func (c *claudeCLI) burn(inv *hook.Invocation, store *state.Store, name string, 
 			s.PID = claudePID(ev.Session, dir)
 		}
 	}
-	if err := save(store, name, s); err != nil {
-		inv.Notef("state: saving: %v", err)
+	if b, err := s.MarshalBinary(); err == nil {
+		if err := store.Write(name+".scan", b); err != nil {
+			inv.Notef("state: saving: %v", err)
+		}
 	}
 	return s
 }
@@ -269,21 +279,6 @@ func load(store *state.Store, name string, s *transcript.Session) {
 	if err == nil && b != nil {
 		s.UnmarshalBinary(b)
 	}
-}
-
-// save writes the ids log first, then the state that refers to it.
-func save(store *state.Store, name string, s *transcript.Session) error {
-	at, recs := s.TakeIDs()
-	if len(recs) > 0 || at == 0 {
-		if err := store.WriteAt(name+".ids", at, recs); err != nil {
-			return err
-		}
-	}
-	b, err := s.MarshalBinary()
-	if err != nil {
-		return err
-	}
-	return store.Write(name+".scan", b)
 }
 
 // short is the session id's first dash-separated segment, as the reference

@@ -138,20 +138,6 @@ func (s *Store) Write(name string, data []byte) error {
 	return nil
 }
 
-// WriteAt writes data at offset off of an append-only log, dropping
-// whatever followed off. Hold the lock: this is not atomic.
-func (s *Store) WriteAt(name string, off int64, data []byte) error {
-	f, err := os.OpenFile(s.path(name), os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return err
-	}
-	werr := f.Truncate(off)
-	if werr == nil && len(data) > 0 {
-		_, werr = f.WriteAt(data, off)
-	}
-	return errors.Join(werr, f.Close())
-}
-
 // Remove deletes a file and its lock; a missing file is fine.
 func (s *Store) Remove(name string) error {
 	err := os.Remove(s.path(name))

@@ -181,17 +181,3 @@ func TestKey(t *testing.T) {
 		}
 	}
 }
-
-func TestWriteAt(t *testing.T) {
-	s, _ := Open(env(t.TempDir()), "x")
-	s.WriteAt("log", 0, []byte("aaaa"))
-	s.WriteAt("log", 4, []byte("bbbb"))
-	s.WriteAt("log", 6, []byte("cc")) // drops what followed
-	if b, _ := s.Read("log"); string(b) != "aaaabbcc" {
-		t.Errorf("log %q", b)
-	}
-	s.WriteAt("log", 0, nil)
-	if b, _ := s.Read("log"); len(b) != 0 {
-		t.Errorf("log %q", b)
-	}
-}

@@ -3,6 +3,7 @@ package transcript
 import (
 	"bytes"
 	"time"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 )
@@ -10,6 +11,8 @@ import (
 // usageKey is the prefilter: a line that does not contain it cannot carry
 // usage and is skipped without being parsed.
 var usageKey = []byte(`"usage"`)
+
+var textBlock = []byte(`"text"`) // in a text block, as its type and as its key
 
 // A record is what one transcript line says about usage.
 type record struct {
@@ -29,7 +32,10 @@ func parseLine(line []byte, wantText bool) (r record, ok bool) {
 	if !gjson.ValidBytes(line) {
 		return r, false
 	}
-	root := gjson.ParseBytes(line)
+	// gjson.ParseBytes would copy the line, which can be many MiB. The
+	// strings read from it alias the scan buffer: whatever is kept beyond
+	// this line (the model, a text) is cloned where it is kept.
+	root := gjson.Parse(unsafe.String(unsafe.SliceData(line), len(line)))
 	if !root.IsObject() {
 		return r, false
 	}
@@ -98,7 +104,9 @@ func parseLine(line []byte, wantText bool) (r record, ok bool) {
 		r.model = model
 	}
 	r.sidechain = env.sidechain
-	if wantText && content.IsArray() {
+	// One content block per line: most assistant lines (thinking, a tool
+	// call with a file's contents) hold no text, and are not walked for it.
+	if wantText && content.IsArray() && bytes.Contains(line, textBlock) {
 		content.ForEach(func(_, block gjson.Result) bool {
 			if block.Get("type").String() == "text" {
 				r.text = block.Get("text").String()

@@ -42,58 +42,110 @@ const chunk = 1 << 20
 func (s *Session) Scan(transcript string, opt Options) (Result, error) {
 	res := Result{Done: true}
 	buf := make([]byte, chunk)
-	files := []string{transcript}
-	if opt.Subagents {
-		files = append(files, subagentFiles(transcript)...)
+	s.index()
+	done, rescanned, err := s.scanFile(transcript, transcript, true, opt, &buf)
+	if rescanned {
+		res.Rescanned = append(res.Rescanned, transcript)
 	}
-	for i, path := range files {
-		done, rescanned, err := s.scanFile(path, i == 0, opt, &buf, &res)
+	if err != nil || !done {
+		res.Done = err == nil && done
+		return res, err
+	}
+	if !opt.Subagents {
+		return res, nil
+	}
+	root := filepath.Join(strings.TrimSuffix(transcript, ".jsonl"), "subagents")
+	now := time.Now()
+	full := now.Sub(time.UnixMilli(s.Checked)) > recheckQuiet
+	if full {
+		s.Checked = now.UnixMilli()
+	}
+	for _, rel := range s.subagentFiles(root, full) {
+		path := filepath.Join(root, rel)
+		if m := s.find(rel); m != nil && m.Offset == m.Size {
+			// Read to its end last time. A subagent that has been quiet for
+			// a while has most likely finished: it is looked at again only
+			// once every recheckQuiet. The others cost one stat.
+			if !full && now.Sub(time.UnixMilli(m.MTime)) > quietAfter {
+				continue
+			}
+			if fi, err := os.Stat(path); err == nil && fi.Size() == m.Size && fi.ModTime().UnixMilli() == m.MTime {
+				continue
+			}
+		}
+		done, rescanned, err := s.scanFile(path, rel, false, opt, &buf)
 		if rescanned {
 			res.Rescanned = append(res.Rescanned, path)
 		}
-		if err != nil {
-			if i == 0 {
-				return res, err
-			}
-			continue // a subagent file that vanished or cannot be read
-		}
-		if !done {
+		if err == nil && !done {
 			res.Done = false
 			break
 		}
+		// An error is a subagent file that vanished or cannot be read: skip it.
 	}
 	return res, nil
 }
 
-// subagentFiles lists <session>/subagents/**/agent-*.jsonl, a few levels deep
-// (workflow agents nest one level further).
-func subagentFiles(transcript string) []string {
-	root := filepath.Join(strings.TrimSuffix(transcript, ".jsonl"), "subagents")
+// Subagent files that have not grown for quietAfter are checked again only
+// every recheckQuiet: a long session can leave hundreds of finished ones.
+const (
+	quietAfter   = 5 * time.Minute
+	recheckQuiet = time.Minute
+)
+
+// subagentFiles lists root/**/agent-*.jsonl, relative to root, a few levels
+// deep (workflow agents nest one level further). The directories are read
+// again only when one of them changed (a new file changes its directory's
+// mtime) or when full is set; otherwise the files already known are listed.
+func (s *Session) subagentFiles(root string, full bool) []string {
+	changed := full || len(s.Dirs) == 0
+	for _, d := range s.Dirs {
+		if changed {
+			break
+		}
+		fi, err := os.Stat(filepath.Join(root, d.Path))
+		changed = err != nil || fi.ModTime().UnixMilli() != d.MTime
+	}
+	if !changed {
+		var out []string
+		for _, f := range s.Files[1:] {
+			out = append(out, f.Path)
+		}
+		return out
+	}
+	s.Dirs = s.Dirs[:0]
 	var out []string
-	var walk func(dir string, depth int)
-	walk = func(dir string, depth int) {
+	var walk func(rel string, depth int)
+	walk = func(rel string, depth int) {
+		dir := filepath.Join(root, rel)
+		fi, err := os.Stat(dir)
+		if err != nil {
+			return
+		}
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			return
 		}
+		s.Dirs = append(s.Dirs, FileMark{Path: rel, MTime: fi.ModTime().UnixMilli()})
 		for _, e := range entries {
-			name := e.Name()
+			name := filepath.Join(rel, e.Name())
 			switch {
 			case e.IsDir() && depth < 3:
-				walk(filepath.Join(dir, name), depth+1)
-			case e.Type().IsRegular() && strings.HasPrefix(name, "agent-") && strings.HasSuffix(name, ".jsonl"):
-				out = append(out, filepath.Join(dir, name))
+				walk(name, depth+1)
+			case e.Type().IsRegular() && strings.HasPrefix(e.Name(), "agent-") && strings.HasSuffix(e.Name(), ".jsonl"):
+				out = append(out, name)
 			}
 		}
 	}
-	walk(root, 0)
+	walk("", 0)
 	return out
 }
 
 // tailSize is how many bytes before the saved offset are fingerprinted.
 const tailSize = 64
 
-func (s *Session) scanFile(path string, main bool, opt Options, buf *[]byte, res *Result) (done, rescanned bool, err error) {
+// scanFile reads path from where the mark named key left off.
+func (s *Session) scanFile(path, key string, main bool, opt Options, buf *[]byte) (done, rescanned bool, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return false, false, err
@@ -104,15 +156,15 @@ func (s *Session) scanFile(path string, main bool, opt Options, buf *[]byte, res
 		return false, false, err
 	}
 	dev, ino := fileID(fi)
-	m := s.mark(path)
+	m := s.mark(key)
 	end := fi.Size()
 	if m.Offset > 0 && (m.Dev != dev || m.Ino != ino || end < m.Offset || fingerprint(f, m.Offset) != m.Tail) {
 		// Replaced, truncated or rewritten: read it all again. What was
 		// counted stays counted, and nothing is counted twice.
-		*m = FileMark{Path: path}
+		*m = FileMark{Path: key}
 		rescanned = true
 	}
-	m.Dev, m.Ino = dev, ino
+	m.Dev, m.Ino, m.Size, m.MTime = dev, ino, end, fi.ModTime().UnixMilli()
 
 	pos := m.Offset // file offset of (*buf)[0]
 	carry := 0      // bytes at the start of buf that are an unfinished line
@@ -138,7 +190,7 @@ func (s *Session) scanFile(path string, main bool, opt Options, buf *[]byte, res
 			carry = len(data)
 			continue
 		}
-		if err := s.lines(data[:last+1], main, opt, res); err != nil {
+		if err := s.lines(data[:last+1], main, opt); err != nil {
 			return false, rescanned, err
 		}
 		pos += int64(last + 1)
@@ -155,7 +207,7 @@ func (s *Session) scanFile(path string, main bool, opt Options, buf *[]byte, res
 
 // lines counts every line of region (which ends with a newline) that can
 // carry usage; the others are skipped at memchr speed.
-func (s *Session) lines(region []byte, main bool, opt Options, res *Result) error {
+func (s *Session) lines(region []byte, main bool, opt Options) error {
 	for {
 		i := bytes.Index(region, usageKey)
 		if i < 0 {
@@ -174,8 +226,8 @@ func (s *Session) lines(region []byte, main bool, opt Options, res *Result) erro
 			return err
 		}
 		if main && !r.sidechain && !r.progress {
-			if r.model != "" {
-				s.Model = r.model
+			if r.model != "" && r.model != s.Model {
+				s.Model = strings.Clone(r.model)
 			}
 			if r.text != "" {
 				s.setText(r.text)

@@ -22,29 +22,42 @@ func write(t testing.TB, g *transcripttest.Generator, dir string) string {
 	return path
 }
 
-// hook simulates one hook invocation: the session is loaded from its saved
-// form and the ids log, scanned, and saved again.
+// store simulates one session's state across hook calls: the saved Session
+// and its IDSet file.
 type store struct {
 	head []byte
-	ids  []byte
+	ids  string // the IDSet's file, in a temporary directory
 }
 
+// call is one hook invocation: load, scan, save.
 func (st *store) call(t testing.TB, path string, opt transcript.Options) (transcript.Session, transcript.Result) {
 	t.Helper()
-	s := transcript.Session{LoadIDs: func() ([]byte, error) { return st.ids, nil }}
+	s, res, _ := st.callNoSave(t, path, opt)
+	st.head, _ = s.MarshalBinary()
+	return s, res
+}
+
+// callNoSave is a call that dies before saving the Session.
+func (st *store) callNoSave(t testing.TB, path string, opt transcript.Options) (transcript.Session, transcript.Result, error) {
+	t.Helper()
+	if st.ids == "" {
+		st.ids = filepath.Join(t.TempDir(), "ids")
+	}
+	var s transcript.Session
 	if st.head != nil {
 		if err := s.UnmarshalBinary(st.head); err != nil {
 			t.Fatalf("state: %v", err)
 		}
 	}
+	set, err := transcript.OpenIDSet(st.ids, &s)
+	if err != nil {
+		t.Fatal(err)
+	}
 	res, err := s.Scan(path, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	at, recs := s.TakeIDs()
-	st.ids = append(st.ids[:at], recs...)
-	st.head, _ = s.MarshalBinary()
-	return s, res
+	return s, res, set.Close()
 }
 
 func TestScanMatchesReference(t *testing.T) {
@@ -159,21 +172,27 @@ func TestScanLostState(t *testing.T) {
 	if err := s.UnmarshalBinary(st.head); err == nil {
 		t.Fatal("garbage decoded")
 	}
-	st.head = nil // the ids log stays, stale
+	st.head = nil // the id set stays, stale
 	s, _ = st.call(t, path, transcript.Options{Subagents: true})
 	if s.Totals != g.Truth {
 		t.Errorf("%+v, want %+v", s.Totals, g.Truth)
 	}
-	// A crash after the log was written and before the state was saved
-	// leaves records the state does not cover.
+	// A call that dies after adding to the id set, before saving the
+	// Session: its entries must not hide those messages from the next call.
 	saved := st.head
 	g.Turns(10)
 	write(t, g, filepath.Dir(path))
-	st.call(t, path, transcript.Options{Subagents: true})
+	st.callNoSave(t, path, transcript.Options{Subagents: true})
 	st.head = saved
 	s, _ = st.call(t, path, transcript.Options{Subagents: true})
 	if s.Totals != g.Truth {
 		t.Errorf("after a crash: %+v, want %+v", s.Totals, g.Truth)
+	}
+	// The id set lost: the session recounts, exactly.
+	os.Remove(st.ids)
+	s, _ = st.call(t, path, transcript.Options{Subagents: true})
+	if s.Totals != g.Truth {
+		t.Errorf("without its id set: %+v, want %+v", s.Totals, g.Truth)
 	}
 }
 

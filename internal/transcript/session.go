@@ -13,12 +13,11 @@ const windowSize = 256
 // Session is the persistent scan state of one session: how far each file was
 // read, the totals, and what is needed to count each message once.
 //
-// Remembering every counted message would make each call cost O(messages).
-// Instead a Session keeps the values of the last windowSize messages and the
-// latest timestamp it counted (MaxTS). A line newer than MaxTS cannot have
-// been counted; only an older line (a /compact replay, a file rewritten and
-// rescanned, a subagent's file catching up) needs the full set of counted
-// keys, which is loaded from the append-only ids log only then.
+// The values of the last windowSize messages are kept, so that a message
+// whose lines straddle two calls adds only its increase. A line newer than
+// the newest one counted (MaxTS) cannot have been counted; an older one (a
+// /compact replay, a rescan after a rewrite, a subagent's file catching up)
+// is looked up in the IDSet of every counted key.
 type Session struct {
 	Totals Usage
 	// Model is the last real model of the main chain, "" until one is seen.
@@ -31,21 +30,20 @@ type Session struct {
 	// PID is the agent's process, once found.
 	PID   int
 	MaxTS int64
+	// Files are the main transcript (by its path) and the subagents' files
+	// (by their path under <session>/subagents).
 	Files []FileMark
+	// Dirs are the subagent directories as last listed (path, MTime).
+	Dirs []FileMark
+	// Checked is when every subagent file was last looked at (Unix ms).
+	Checked int64
+	// Epoch and Gen tie the Session to its IDSet (see there).
+	Epoch, Gen uint64
 
 	window []entry // oldest first
-
-	// Logged is how many records of the ids log belong to this state.
-	// Records past it (a crash between appending and saving) and a log left
-	// by a state that was lost are ignored, and overwritten.
-	Logged int64
-
-	// LoadIDs returns the ids log (16-byte records: key, id). It is called
-	// at most once per scan, and only when an old line turns up.
-	LoadIDs func() ([]byte, error)
-	ids     map[uint64]bool // keys, once loaded
-	idOnly  map[uint64]bool // message ids, once loaded
-	newIDs  []byte          // records to append to the log
+	files  map[string]int
+	ids    *IDSet          // while open; else mem is used
+	mem    map[uint64]bool // the counted keys of a Session kept in memory only
 }
 
 type entry struct {
@@ -54,12 +52,14 @@ type entry struct {
 }
 
 // FileMark is how far a file was read, and how to tell that it is still the
-// same file: its identity and a fingerprint of the bytes before Offset.
+// same file: its identity and a fingerprint of the bytes before Offset. Size
+// and MTime are as last seen: a file that kept both has nothing new.
 type FileMark struct {
-	Path     string
-	Offset   int64
-	Dev, Ino uint64
-	Tail     uint64
+	Path        string
+	Offset      int64
+	Dev, Ino    uint64
+	Tail        uint64
+	Size, MTime int64
 }
 
 // count adds a record to the totals, once per message.
@@ -76,68 +76,52 @@ func (s *Session) count(r record, main bool) error {
 	// in a sidechain record of the main file.
 	replay := main && r.sidechain && r.id != 0
 	if r.ts == 0 || r.ts <= s.MaxTS || replay {
-		if err := s.loadIDs(); err != nil {
+		seen, err := s.has(r.key)
+		if err == nil && !seen && replay {
+			seen, err = s.has(r.id)
+		}
+		if err != nil || seen {
 			return err
 		}
-		if s.ids[r.key] || (replay && s.idOnly[r.id]) {
-			return nil
-		}
 	}
-	s.Totals = s.Totals.Add(r.usage)
-	s.MaxTS = max(s.MaxTS, r.ts)
-	s.remember(r)
-	return nil
-}
-
-func (s *Session) remember(r record) {
 	if len(s.window) == windowSize {
 		s.window = append(s.window[:0], s.window[1:]...)
 	}
 	s.window = append(s.window, entry{key: r.key, id: r.id, usage: r.usage})
-	s.newIDs = binary.LittleEndian.AppendUint64(s.newIDs, r.key)
-	s.newIDs = binary.LittleEndian.AppendUint64(s.newIDs, r.id)
-	if s.ids != nil {
-		s.ids[r.key] = true
-		s.idOnly[r.id] = true
+	if err := s.add(r.key); err != nil {
+		return err
 	}
-}
-
-func (s *Session) loadIDs() error {
-	if s.ids != nil {
-		return nil
-	}
-	s.ids, s.idOnly = map[uint64]bool{}, map[uint64]bool{}
-	add := func(b []byte) {
-		for ; len(b) >= 16; b = b[16:] {
-			s.ids[binary.LittleEndian.Uint64(b)] = true
-			if id := binary.LittleEndian.Uint64(b[8:]); id != 0 {
-				s.idOnly[id] = true
-			}
-		}
-	}
-	if s.LoadIDs != nil && s.Logged > 0 {
-		b, err := s.LoadIDs()
-		if err != nil {
+	if r.id != 0 {
+		if err := s.add(r.id); err != nil {
 			return err
 		}
-		add(b[:min(int64(len(b)), s.Logged*16)])
 	}
-	add(s.newIDs)
-	for _, e := range s.window {
-		s.ids[e.key] = true
-		s.idOnly[e.id] = true
-	}
+	s.Totals = s.Totals.Add(r.usage)
+	s.MaxTS = max(s.MaxTS, r.ts)
 	return nil
 }
 
-// TakeIDs returns the ids-log records for the messages counted since the
-// last call and the byte offset where they belong; the caller writes them
-// there, dropping whatever follows, before saving the Session.
-func (s *Session) TakeIDs() (at int64, records []byte) {
-	at, records = s.Logged*16, s.newIDs
-	s.Logged += int64(len(records) / 16)
-	s.newIDs = nil
-	return at, records
+func (s *Session) has(k uint64) (bool, error) {
+	if s.ids != nil {
+		return s.ids.Has(k)
+	}
+	return s.mem[k], nil
+}
+
+func (s *Session) add(k uint64) error {
+	if s.ids != nil {
+		return s.ids.Add(k)
+	}
+	if s.mem == nil {
+		s.mem = map[uint64]bool{}
+	}
+	s.mem[k] = true
+	return nil
+}
+
+// restart forgets what was counted, to count it all again.
+func (s *Session) restart() {
+	*s = Session{StartModel: s.StartModel, PID: s.PID, ids: s.ids}
 }
 
 // lastTextSize bounds LastText: its end is enough to recognize a message.
@@ -149,7 +133,7 @@ func (s *Session) setText(text string) {
 		t = t[len(t)-lastTextSize:]
 	}
 	if t != "" {
-		s.LastText = t
+		s.LastText = strings.Clone(t) // t may alias the scan buffer
 	}
 }
 
@@ -162,22 +146,36 @@ func (s *Session) Said(message string) bool {
 
 func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// mark returns the FileMark for path, adding one.
-func (s *Session) mark(path string) *FileMark {
-	for i := range s.Files {
-		if s.Files[i].Path == path {
-			return &s.Files[i]
-		}
+func (s *Session) index() {
+	s.files = make(map[string]int, len(s.Files))
+	for i, f := range s.Files {
+		s.files[f.Path] = i
 	}
-	s.Files = append(s.Files, FileMark{Path: path})
+}
+
+// find returns the FileMark for key, or nil.
+func (s *Session) find(key string) *FileMark {
+	if i, ok := s.files[key]; ok {
+		return &s.Files[i]
+	}
+	return nil
+}
+
+// mark returns the FileMark for key, adding one.
+func (s *Session) mark(key string) *FileMark {
+	if m := s.find(key); m != nil {
+		return m
+	}
+	s.files[key] = len(s.Files)
+	s.Files = append(s.Files, FileMark{Path: key})
 	return &s.Files[len(s.Files)-1]
 }
 
 // The encoding is a magic number, then unsigned varints and length-prefixed
 // strings. It is private to this package and versioned by the magic.
-var magic = []byte("HWts1")
+var magic = []byte("HWts4")
 
-// MarshalBinary encodes the session (not the ids log).
+// MarshalBinary encodes the session (its IDSet is a file of its own).
 func (s *Session) MarshalBinary() ([]byte, error) {
 	b := append([]byte(nil), magic...)
 	u := binary.AppendUvarint
@@ -191,11 +189,17 @@ func (s *Session) MarshalBinary() ([]byte, error) {
 	b = str(b, s.LastText)
 	b = u(b, uint64(s.PID))
 	b = u(b, uint64(s.MaxTS))
-	b = u(b, uint64(s.Logged))
+	b = u(u(b, s.Epoch), s.Gen)
+	b = u(b, uint64(s.Checked))
+	b = u(b, uint64(len(s.Dirs)))
+	for _, d := range s.Dirs {
+		b = u(str(b, d.Path), uint64(d.MTime))
+	}
 	b = u(b, uint64(len(s.Files)))
 	for _, f := range s.Files {
 		b = str(b, f.Path)
 		b = u(u(u(u(b, uint64(f.Offset)), f.Dev), f.Ino), f.Tail)
+		b = u(u(b, uint64(f.Size)), uint64(f.MTime))
 	}
 	b = u(b, uint64(len(s.window)))
 	for _, e := range s.window {
@@ -209,8 +213,7 @@ func (s *Session) MarshalBinary() ([]byte, error) {
 var errCorrupt = errors.New("corrupt session state")
 
 // UnmarshalBinary decodes what MarshalBinary wrote. On error the session is
-// left empty: a lost state means a rescan from the start, which the ids log
-// keeps exact.
+// left as it was: a lost state means a recount from the start.
 func (s *Session) UnmarshalBinary(b []byte) (err error) {
 	d := decoder{b: b}
 	if !d.prefix(magic) {
@@ -223,10 +226,15 @@ func (s *Session) UnmarshalBinary(b []byte) (err error) {
 	n.LastText = d.str()
 	n.PID = int(d.uint())
 	n.MaxTS = int64(d.uint())
-	n.Logged = int64(d.uint())
+	n.Epoch, n.Gen = d.uint(), d.uint()
+	n.Checked = int64(d.uint())
 	for range d.count(1 << 16) {
+		n.Dirs = append(n.Dirs, FileMark{Path: d.str(), MTime: int64(d.uint())})
+	}
+	for range d.count(1 << 20) {
 		f := FileMark{Path: d.str()}
 		f.Offset, f.Dev, f.Ino, f.Tail = int64(d.uint()), d.uint(), d.uint(), d.uint()
+		f.Size, f.MTime = int64(d.uint()), int64(d.uint())
 		n.Files = append(n.Files, f)
 	}
 	for range d.count(windowSize) {
@@ -237,7 +245,6 @@ func (s *Session) UnmarshalBinary(b []byte) (err error) {
 	if d.err != nil || len(d.b) != 0 {
 		return errCorrupt
 	}
-	n.LoadIDs = s.LoadIDs
 	*s = n
 	return nil
 }

@@ -4,7 +4,9 @@
 package transcripttest
 
 import (
+	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -18,7 +20,9 @@ import (
 // Usage is a token count.
 type Usage = transcript.Usage
 
-// A Generator writes a realistic Claude Code session: prompts, assistant
+// A Generator writes a realistic Claude Code session (most bytes are tool
+// results; about a third are assistant lines, the share toki's design notes
+// measure, korjwl1/toki docs/DESIGN.md): prompts, assistant
 // messages written one line per content block with output_tokens growing,
 // parallel tool calls sharing a message id, tool results (some huge, some
 // carrying a subagent's "usage" in toolUseResult), <synthetic> messages,
@@ -118,7 +122,7 @@ func (g *Generator) toolResult(big bool) {
 		text = strings.Repeat("x", g.BigLine)
 	}
 	extra := obj{"message": obj{"role": "user", "content": []obj{{"type": "tool_result", "tool_use_id": g.id("toolu"), "content": text}}}}
-	if g.rng.IntN(4) == 0 {
+	if !big && g.rng.IntN(4) == 0 { // a Task tool's result: the subagent's summary
 		extra["toolUseResult"] = obj{"totalTokens": 999, "usage": obj{"input_tokens": 999, "output_tokens": 999}}
 	}
 	g.emit("", js(g.envelope("user", false, extra)))
@@ -131,7 +135,7 @@ func (g *Generator) message(file, model string, sidechain, noID bool, parallelTo
 	blocks := []obj{{"type": "thinking", "thinking": "Let me think."}, {"type": "text", "text": "I will run the tests."}}
 	for range parallelTools {
 		input := obj{"command": "go test ./..."}
-		if g.rng.IntN(8) == 0 {
+		if g.rng.IntN(12) == 0 {
 			input = obj{"file_path": "/home/u/app/big.txt", "content": strings.Repeat("y", g.BigLine)}
 		}
 		blocks = append(blocks, obj{"type": "tool_use", "id": g.id("toolu"), "name": "Bash", "input": input})
@@ -189,9 +193,13 @@ func (g *Generator) Turns(turns int) *Generator {
 		for range 1 + g.rng.IntN(4) {
 			tools := g.rng.IntN(3)
 			lines := g.message("", "claude-opus-4-6", false, false, tools)
-			g.old = append(g.old, lines...)
+			if len(g.old) < 4096 {
+				g.old = append(g.old, lines...)
+			} else {
+				g.old[g.rng.IntN(len(g.old))] = lines[0]
+			}
 			for range tools {
-				g.toolResult(g.rng.IntN(10) == 0)
+				g.toolResult(g.rng.IntN(4) == 0)
 			}
 		}
 		switch g.rng.IntN(12) {
@@ -199,7 +207,7 @@ func (g *Generator) Turns(turns int) *Generator {
 			g.message("", "<synthetic>", false, false, 0)
 		case 1: // a third-party endpoint without message ids
 			g.message("", "claude-opus-4-6", false, true, 0)
-		case 2, 3:
+		case 2:
 			g.subagent()
 		case 4: // a /btw side question replays a parent message under a new request id
 			if len(g.old) > 0 {
@@ -228,8 +236,21 @@ func (g *Generator) Turns(turns int) *Generator {
 // Write writes the session under dir, as Claude Code lays it out, and
 // returns the transcript's path.
 func (g *Generator) Write(dir string) (string, error) {
+	return g.write(dir, os.O_TRUNC)
+}
+
+// Flush appends what was generated since the last Flush to the files under
+// dir and forgets it (Truth stays): a session of any size can be written
+// in batches.
+func (g *Generator) Flush(dir string) (string, error) {
+	path, err := g.write(dir, os.O_APPEND)
+	g.Main, g.Subs, g.Order = nil, map[string][]string{}, nil
+	return path, err
+}
+
+func (g *Generator) write(dir string, mode int) (string, error) {
 	path := filepath.Join(dir, g.Session+".jsonl")
-	if err := os.WriteFile(path, []byte(strings.Join(g.Main, "\n")+"\n"), 0o600); err != nil {
+	if err := appendLines(path, g.Main, mode); err != nil {
 		return "", err
 	}
 	for name, lines := range g.Subs {
@@ -237,10 +258,23 @@ func (g *Generator) Write(dir string) (string, error) {
 		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 			return "", err
 		}
-		if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		if err := appendLines(p, lines, mode); err != nil {
 			return "", err
 		}
 		os.WriteFile(strings.TrimSuffix(p, ".jsonl")+".meta.json", []byte(`{"agentType":"Explore"}`), 0o600)
 	}
 	return path, nil
+}
+
+func appendLines(path string, lines []string, mode int) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|mode, 0o600)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	for _, l := range lines {
+		w.WriteString(l)
+		w.WriteByte('\n')
+	}
+	return errors.Join(w.Flush(), f.Close())
 }

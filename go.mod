@@ -3,6 +3,7 @@ module github.com/hookwire/hookwire
 go 1.26.0
 
 require (
+	github.com/Microsoft/go-winio v0.6.4
 	github.com/alecthomas/kong v1.17.0
 	github.com/mattn/go-isatty v0.0.24
 	github.com/rogpeppe/go-internal v1.16.0

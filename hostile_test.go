@@ -1,8 +1,10 @@
 package hookwire_test
 
 import (
+	"bufio"
 	"bytes"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,9 +25,12 @@ type hostileTarget struct {
 	unknownArgs []string // an invocation naming an event nobody maps
 	// setup prepares the target in dir ("ok", "hang" or "refuse") and
 	// returns the environment the binary runs with.
-	setup func(t *testing.T, dir, mode string) []string
+	setup func(t testing.TB, dir, mode string) []string
 	// delivered counts what the healthy target received.
 	delivered func(dir string) int
+	// needsPayload says the binary relays the agent's payload and has
+	// nothing to send without one: it keeps only the cases that have one.
+	needsPayload bool
 }
 
 var hostileTargets = map[string]hostileTarget{
@@ -40,6 +45,58 @@ var hostileTargets = map[string]hostileTarget{
 		setup:     noctaliaTarget,
 		delivered: noctaliaDelivered,
 	},
+	"nb-hook": {
+		setup:        coucouTarget,
+		delivered:    func(dir string) int { return lines(filepath.Join(dir, "coucou.got")) },
+		needsPayload: true,
+	},
+}
+
+func lines(path string) int {
+	b, _ := os.ReadFile(path)
+	return bytes.Count(b, []byte("\n"))
+}
+
+// coucouTarget is a Coucou app on a Unix socket in this process: it records
+// each line in dir/coucou.got and acknowledges; "hang" accepts and never
+// reads; "refuse" leaves a socket file nobody listens on.
+func coucouTarget(t testing.TB, dir, mode string) []string {
+	path := filepath.Join(dir, "coucou.sock")
+	env := []string{"COUCOU_SOCKET=" + path}
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	if mode == "refuse" {
+		ln.Close()
+		return env
+	}
+	quit := make(chan struct{})
+	t.Cleanup(func() { close(quit); ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				if mode == "hang" {
+					<-quit
+					return
+				}
+				line, err := bufio.NewReader(c).ReadBytes('\n')
+				if err == nil {
+					f, _ := os.OpenFile(filepath.Join(dir, "coucou.got"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+					f.Write(line)
+					f.Close()
+					c.Write([]byte(`{"ok":true}` + "\n"))
+				}
+			}()
+		}
+	}()
+	return env
 }
 
 func noctaliaDelivered(dir string) int {
@@ -48,7 +105,7 @@ func noctaliaDelivered(dir string) int {
 }
 
 // noctaliaTarget puts the fake noctalia (or none) on PATH.
-func noctaliaTarget(t *testing.T, dir, mode string) []string {
+func noctaliaTarget(t testing.TB, dir, mode string) []string {
 	bin := filepath.Join(dir, "bin")
 	os.MkdirAll(bin, 0o755)
 	if mode != "refuse" {
@@ -68,6 +125,8 @@ type hostileCase struct {
 	env    func(t *testing.T) []string
 	// closeStdin runs the binary with file descriptor 0 closed.
 	closeStdin bool
+	// payload says stdin holds an agent's JSON object (whole or cut).
+	payload bool
 	// keep says the event must still reach a healthy target.
 	keep bool
 }
@@ -79,16 +138,16 @@ func text(s string) func(*testing.T) (io.Reader, *os.File) {
 const goodPayload = `{"session_id":"d63ac083-c016-4a5e-9d4f-0d0b1f7e2a11","hook_event_name":"Stop","cwd":"/tmp","last_assistant_message":"done"}`
 
 var hostileCases = []hostileCase{
-	{name: "healthy", stdin: text(goodPayload), keep: true},
+	{name: "healthy", payload: true, stdin: text(goodPayload), keep: true},
 	{name: "empty stdin", stdin: text(""), keep: true},
 	{name: "whitespace", stdin: text(" \n\t\r\n"), keep: true},
 	{name: "null", stdin: text("null"), keep: true},
 	{name: "array", stdin: text("[]"), keep: true},
 	{name: "JSON string", stdin: text(`"str"`), keep: true},
 	{name: "invalid JSON", stdin: text(`{"session_id": "x",,}`), keep: true},
-	{name: "invalid UTF-8", stdin: text("{\"session_id\":\"\xff\xfe\xfd\",\"hook_event_name\":\"\xc3\x28\"}"), keep: true},
-	{name: "BOM", stdin: text("\xEF\xBB\xBF" + goodPayload), keep: true},
-	{name: "50 MiB stdin", stdin: func(*testing.T) (io.Reader, *os.File) {
+	{name: "invalid UTF-8", payload: true, stdin: text("{\"session_id\":\"\xff\xfe\xfd\",\"hook_event_name\":\"\xc3\x28\"}"), keep: true},
+	{name: "BOM", payload: true, stdin: text("\xEF\xBB\xBF" + goodPayload), keep: true},
+	{name: "50 MiB stdin", payload: true, stdin: func(*testing.T) (io.Reader, *os.File) {
 		return io.MultiReader(strings.NewReader(`{"session_id":"big","tool_input":{"content":"`),
 			io.LimitReader(repeatReader('x'), 50<<20), strings.NewReader(`"}}`)), nil
 	}, keep: true},
@@ -100,7 +159,7 @@ var hostileCases = []hostileCase{
 		t.Cleanup(func() { r.Close(); w.Close() })
 		return nil, r
 	}, keep: true},
-	{name: "stdin never closed after JSON", stdin: func(t *testing.T) (io.Reader, *os.File) {
+	{name: "stdin never closed after JSON", payload: true, stdin: func(t *testing.T) (io.Reader, *os.File) {
 		r, w, err := os.Pipe()
 		if err != nil {
 			t.Fatal(err)
@@ -111,20 +170,20 @@ var hostileCases = []hostileCase{
 	}, keep: true},
 	{name: "terminal on stdin", stdin: func(t *testing.T) (io.Reader, *os.File) { return nil, openPTY(t) }, keep: true},
 	{name: "stdin closed", stdin: text(""), closeStdin: true, keep: true},
-	{name: "unknown flag", stdin: text(goodPayload), keep: true,
+	{name: "unknown flag", stdin: text(goodPayload), keep: true, payload: true,
 		args: func(h hostileTarget) []string { return append([]string{"--no-such-flag"}, h.args...) }},
 	{name: "unknown event", stdin: text(`{"hook_event_name":"NoSuchEvent","session_id":"s1"}`),
 		args: func(h hostileTarget) []string { return h.unknownArgs }},
 	{name: "target hangs", stdin: text(goodPayload), target: "hang"},
 	{name: "target refuses", stdin: text(goodPayload), target: "refuse"},
-	{name: "HOME unset", stdin: text(goodPayload), keep: true,
+	{name: "HOME unset", payload: true, stdin: text(goodPayload), keep: true,
 		env: func(*testing.T) []string { return []string{"HOME="} }},
-	{name: "unwritable state dir", stdin: text(goodPayload), keep: true, env: func(t *testing.T) []string {
+	{name: "unwritable state dir", payload: true, stdin: text(goodPayload), keep: true, env: func(t *testing.T) []string {
 		file := filepath.Join(t.TempDir(), "file")
 		os.WriteFile(file, nil, 0o600)
 		return []string{"XDG_RUNTIME_DIR=" + filepath.Join(file, "run"), "TMPDIR=" + filepath.Join(file, "tmp")}
 	}},
-	{name: "unwritable debug log", stdin: text(goodPayload), keep: true,
+	{name: "unwritable debug log", payload: true, stdin: text(goodPayload), keep: true,
 		env: func(*testing.T) []string { return []string{hook.EnvLog + "=/dev/null/debug.log"} }},
 }
 
@@ -192,7 +251,7 @@ func TestHostileInputs(t *testing.T) {
 				if took > hook.Budget+margin {
 					t.Errorf("took %v, deadline %v", took, hook.Budget)
 				}
-				if tc.keep && h.delivered(dir) == 0 {
+				if tc.keep && (tc.payload || !h.needsPayload) && h.delivered(dir) == 0 {
 					t.Errorf("the event was lost")
 				}
 				if mode == "hang" {

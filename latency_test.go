@@ -19,6 +19,10 @@ var latencyTargets = map[string]func(b *testing.B, bin, dir string) (env []strin
 	"pulse-emit": func(b *testing.B, bin, dir string) ([]string, string) {
 		return tinyNoctalia(b, bin, dir), goodPayload
 	},
+	"nb-hook": func(b *testing.B, bin, dir string) ([]string, string) {
+		// A Coucou app in this process that acknowledges at once.
+		return coucouTarget(b, dir, "ok"), goodPayload
+	},
 	"pulse-claude": func(b *testing.B, bin, dir string) ([]string, string) {
 		// A Stop with a transcript of a few hundred messages: after the
 		// first run, each run reads the state and scans nothing new.

@@ -2,16 +2,20 @@ package hookwire_test
 
 import (
 	"flag"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/hookwire/hookwire/internal/coucou"
 	"github.com/hookwire/hookwire/internal/hook"
 	"github.com/hookwire/hookwire/internal/pulse"
 	"github.com/hookwire/hookwire/internal/testkit"
+	"github.com/hookwire/hookwire/internal/transport"
 )
 
 // binaries is the suite. A new binary joins the golden tests, the hostile
@@ -20,6 +24,7 @@ import (
 var binaries = map[string]func() hook.Binary{
 	"pulse-emit":   pulse.Emit,
 	"pulse-claude": pulse.Claude,
+	"nb-hook":      coucou.Relay,
 }
 
 // raceOptions stops a -race build from sleeping a second at exit (its
@@ -43,9 +48,19 @@ func TestMain(m *testing.M) {
 		"probe": func() { hook.Main(testkit.Probe()) },
 	}
 	for name, bin := range binaries {
-		cmds[name] = func() { hook.Main(bin()) }
+		cmds[name] = func() { testSeams(); hook.Main(bin()) }
 	}
 	testscript.Main(m, cmds)
+}
+
+// testSeams lets a script play what the machine cannot: FAKE_PEER_UID makes
+// every socket's server appear to run as that uid (another user's socket).
+// It exists in the test binary only.
+func testSeams() {
+	if v := os.Getenv("FAKE_PEER_UID"); v != "" {
+		uid, _ := strconv.Atoi(v)
+		transport.PeerUID = func(net.Conn) (int, error) { return uid, nil }
+	}
 }
 
 func TestScript(t *testing.T) {
@@ -59,7 +74,10 @@ func TestScript(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			// Nothing from the developer's own setup leaks in.
 			for _, k := range []string{"PULSE_TARGET", "PULSE_PID", "PULSE_DRYRUN", "PULSE_LOG",
-				"NOCTALIA_PULSE_DRYRUN", "TMUX_PANE", "XDG_RUNTIME_DIR"} {
+				"NOCTALIA_PULSE_DRYRUN", "TMUX_PANE", "XDG_RUNTIME_DIR", "COUCOU_SOCKET",
+				"COUCOU_DECISION_TIMEOUT", "TERM_PROGRAM", "ITERM_SESSION_ID", "TERM_SESSION_ID",
+				"__CFBundleIdentifier", "TERMINAL_EMULATOR", "WT_SESSION", "VSCODE_PID",
+				"CLAUDE_CODE_SSE_PORT", "CLAUDE_CODE_ENTRYPOINT", "GEMINI_SESSION_ID"} {
 				env.Setenv(k, "")
 			}
 			// PATH holds the suite and nothing else, so that a real noctalia
@@ -73,6 +91,7 @@ func TestScript(t *testing.T) {
 			env.Setenv("PATH", filepath.Dir(bin))
 			env.Setenv("XDG_RUNTIME_DIR", filepath.Join(env.WorkDir, "run"))
 			env.Setenv("GORACE", raceOptions)
+			env.Setenv("UID", strconv.Itoa(os.Getuid()))
 			return os.MkdirAll(filepath.Join(env.WorkDir, "run"), 0o700)
 		},
 	})

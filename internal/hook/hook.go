@@ -163,13 +163,31 @@ func (inv *Invocation) setBudget(budget time.Duration) {
 	}
 	ctx, cancel := context.WithDeadline(parent, deadline)
 	inv.ctx, inv.cancels = ctx, append(inv.cancels, cancel)
+	inv.arm(time.Until(deadline) + watchdogSlack)
+}
+
+// arm (re)starts the watchdog: d from now, the process ends.
+func (inv *Invocation) arm(d time.Duration) {
 	if inv.watchdog != nil {
 		inv.watchdog.Stop()
 	}
-	inv.watchdog = time.AfterFunc(time.Until(deadline)+watchdogSlack, func() {
+	inv.watchdog = time.AfterFunc(d, func() {
 		inv.fail(outcomeTimeout, errors.New("hard deadline reached"))
 		inv.exitNow()
 	})
+}
+
+// AwaitHuman moves the deadline to d from now, for the one wait the
+// contract allows to be long: a round-trip in which the target protocol has
+// a person decide (Coucou's approval cards). It is the only way a deadline
+// grows; the agent's own hook timeout must be longer than d.
+func (inv *Invocation) AwaitHuman(d time.Duration) {
+	inv.mu.Lock()
+	defer inv.mu.Unlock()
+	deadline := time.Now().Add(d)
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	inv.ctx, inv.cancels = ctx, append(inv.cancels, cancel)
+	inv.arm(d + watchdogSlack)
 }
 
 // exitNow is the last resort: kill what we started, log, exit 0.

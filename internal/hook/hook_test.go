@@ -16,12 +16,13 @@ import (
 
 // testCLI does what its flags say, to exercise the runtime around it.
 type testCLI struct {
-	Panic  bool     `help:"panic"`
-	Fail   bool     `help:"return an error"`
-	Send   string   `help:"send a request that answers this error"`
-	Agent  string   `help:"agent"`
-	Reply  string   `help:"protocol reply"`
-	Args   []string `arg:"" optional:""`
+	Panic  bool          `help:"panic"`
+	Fail   bool          `help:"return an error"`
+	Send   string        `help:"send a request that answers this error"`
+	Agent  string        `help:"agent"`
+	Reply  string        `help:"protocol reply"`
+	Await  time.Duration `help:"await a human"`
+	Args   []string      `arg:"" optional:""`
 	budget time.Duration
 }
 
@@ -38,6 +39,9 @@ func (r fakeRequest) Do(ctx context.Context) (transport.Reply, error) {
 
 func (c *testCLI) Run(inv *Invocation) error {
 	inv.Event(c.Agent, c.Args)
+	if c.Await > 0 {
+		inv.AwaitHuman(c.Await)
+	}
 	dl, _ := inv.Context().Deadline()
 	c.budget = dl.Sub(inv.start) + reserve
 	switch {
@@ -182,5 +186,12 @@ func TestLogUnwritableIsSilent(t *testing.T) {
 	r := run(t, map[string]string{EnvLog: "/dev/null/nope/debug.log"}, "", "Stop")
 	if r.code != 0 || r.stdout != "" || r.stderr != "" {
 		t.Errorf("code %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestAwaitHumanExtendsTheDeadline(t *testing.T) {
+	r := run(t, nil, `{"hook_event_name":"PermissionRequest","session_id":"s"}`, "--await=100s")
+	if r.cli.budget < 99*time.Second {
+		t.Errorf("budget %v, want about 100s", r.cli.budget)
 	}
 }

@@ -14,7 +14,8 @@ import (
 )
 
 // SocketLine writes one newline-terminated message on a fresh connection to a
-// Unix socket and optionally reads one reply line.
+// Unix socket (on Windows, a named pipe \\.\pipe\…) and optionally reads
+// one reply line.
 type SocketLine struct {
 	Path string
 	// Line is the message without its newline.
@@ -23,6 +24,9 @@ type SocketLine struct {
 	ReadReply bool
 	// ReplyWithin bounds the wait for the reply; zero means up to the deadline.
 	ReplyWithin time.Duration
+	// ReplyOptional makes a reply that does not come within ReplyWithin no
+	// error: some servers acknowledge, some just close, some do neither.
+	ReplyOptional bool
 	// ConnectWithin bounds connecting; zero means DefaultConnect.
 	ConnectWithin time.Duration
 	// MaxReply bounds the reply; zero means 64 KiB.
@@ -47,7 +51,7 @@ func (s SocketLine) Summary() string {
 
 // Do connects, writes and reads the reply.
 func (s SocketLine) Do(ctx context.Context) (Reply, error) {
-	conn, err := DialUnix(ctx, s.Path, OrDefault(s.ConnectWithin, DefaultConnect))
+	conn, err := dialLocal(ctx, s.Path, OrDefault(s.ConnectWithin, DefaultConnect))
 	if err != nil {
 		return Reply{}, err
 	}
@@ -58,7 +62,7 @@ func (s SocketLine) Do(ctx context.Context) (Reply, error) {
 		conn.SetDeadline(dl)
 	}
 	if s.SameUser {
-		if err := checkPeer(conn); err != nil {
+		if err := samePeer(conn); err != nil {
 			return Reply{}, err
 		}
 	}
@@ -77,6 +81,9 @@ func (s SocketLine) Do(ctx context.Context) (Reply, error) {
 		}
 	}
 	line, err := readLine(conn, OrDefault(s.MaxReply, 64<<10))
+	if err != nil && s.ReplyOptional && errors.Is(err, os.ErrDeadlineExceeded) && ctx.Err() == nil {
+		return Reply{Body: line}, nil
+	}
 	if err != nil {
 		return Reply{Body: line}, fmt.Errorf("read reply from %s: %w", s.Path, DeadlineErr(ctx, err))
 	}
@@ -130,9 +137,9 @@ func DialUnix(ctx context.Context, path string, budget time.Duration) (net.Conn,
 // ErrOtherUser is returned when the socket's server runs as someone else.
 var ErrOtherUser = errors.New("the server runs as another user")
 
-// checkPeer refuses a server that is not us. PeerUID is a seam for tests,
+// checkUID refuses a server that is not us. PeerUID is a seam for tests,
 // which cannot make a socket owned by another user without privileges.
-func checkPeer(conn net.Conn) error {
+func checkUID(conn net.Conn) error {
 	uid, err := PeerUID(conn)
 	if err != nil {
 		return fmt.Errorf("peer credentials: %w", err)

@@ -185,6 +185,16 @@ func TestSocketLineReplyWithin(t *testing.T) {
 	}
 }
 
+func TestSocketLineOptionalReply(t *testing.T) {
+	hold := make(chan struct{})
+	defer close(hold)
+	path := listenUnix(t, func(c net.Conn) { bufio.NewReader(c).ReadString('\n'); <-hold })
+	_, err := SocketLine{Path: path, Line: []byte("{}"), ReadReply: true, ReplyWithin: 50 * time.Millisecond, ReplyOptional: true}.Do(context.Background())
+	if err != nil {
+		t.Errorf("an acknowledgement that does not come is not an error: %v", err)
+	}
+}
+
 func TestSocketLineRefused(t *testing.T) {
 	within(t, time.Second, func(ctx context.Context) {
 		_, err := SocketLine{Path: filepath.Join(t.TempDir(), "none.sock"), Line: []byte("{}")}.Do(ctx)

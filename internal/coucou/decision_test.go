@@ -1,0 +1,96 @@
+package coucou
+
+import "testing"
+
+func TestParseDecision(t *testing.T) {
+	for in, want := range map[string]Decision{
+		"allow\n": Allow, "always": Always, "deny\r\n": Deny, " Allow ": Allow,
+		`{"permissionDecision":"allow"}`: Allow, `{"permissionDecision":"always"}`: Always,
+		`{"permissionDecision":"deny"}`: Deny, `{"permissionDecision":"ask"}`: Ask,
+		`{"permissionDecision":"answer","answers":{}}`: None, `{"ok":true}`: None,
+		"": None, "yes": None, "ask": None, `{"permissionDecision":1}`: None, "\x00\xff": None,
+	} {
+		if got := ParseDecision([]byte(in)); got != want {
+			t.Errorf("ParseDecision(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestReply(t *testing.T) {
+	sugg := []byte(`[ {"type": "addRules"} ]`)
+	for _, tc := range []struct {
+		agent, event string
+		d            Decision
+		want         string
+	}{
+		{"", "PermissionRequest", Always, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedPermissions":[{"type":"addRules"}]}}}`},
+		{"", "PermissionRequest", Ask, ""},
+		{"codex", "PermissionRequest", Always, claudeAllow},
+		{"codex", "PermissionRequest", None, ""},
+		{"muse", "PermissionRequest", Deny, `{"permissionDecision":"deny"}`},
+		{"muse", "PermissionRequest", None, ""},
+		{"hermes", "PermissionRequest", Allow, `{"choice":"once"}`},
+		{"hermes", "PermissionRequest", Always, `{"choice":"always"}`},
+		{"hermes", "PermissionRequest", Deny, `{"choice":"deny"}`},
+		{"copilot", "PermissionRequest", Ask, `{"permissionDecision":"ask"}`},
+		{"gemini", "PreToolUse", None, "{}"},
+		{"antigravity", "PreToolUse", None, `{"decision":"ask"}`},
+		{"antigravity", "PostToolUse", None, "{}"},
+		{"cursor", "PreToolUse", None, ""},
+		{"opencode", "PermissionRequest", Allow, ""},
+		{"", "UserPromptSubmit", None, ""},
+	} {
+		if got := Reply(tc.agent, tc.event, tc.d, sugg); got != tc.want {
+			t.Errorf("Reply(%q, %q, %q) = %s, want %s", tc.agent, tc.event, tc.d, got, tc.want)
+		}
+	}
+}
+
+func TestTakesDecisions(t *testing.T) {
+	for agent, want := range map[string]bool{"": true, "codex": true, "copilot": true, "muse": true,
+		"gemini": false, "antigravity": false, "cursor": false, "opencode": false, "hermes": false} {
+		if TakesDecisions(agent, false) != want {
+			t.Errorf("TakesDecisions(%q) = %v", agent, !want)
+		}
+	}
+	if !TakesDecisions("hermes", true) {
+		t.Error("hermes with a transport takes decisions")
+	}
+}
+
+func TestSocketPath(t *testing.T) {
+	files := map[string]bool{}
+	w := Where{Getenv: func(k string) string {
+		return map[string]string{"HOME": "/Users/u", "USERNAME": "u", "XDG_RUNTIME_DIR": "/run/user/501"}[k]
+	}, Exists: func(p string) bool { return files[p] }, UID: 501, TmpDir: "/tmp"}
+	for _, tc := range []struct {
+		goos, sid string
+		exists    []string
+		want      string
+	}{
+		{"darwin", "", nil, "/Users/u/Library/Application Support/NotchBuddy/nb.sock"},
+		{"darwin", "", []string{"/Users/u/Library/Containers/fr.louisraille.Coucou/Data/nb.sock"}, "/Users/u/Library/Containers/fr.louisraille.Coucou/Data/nb.sock"},
+		{"darwin", "", []string{"/Users/u/Library/Containers/fr.louisraille.Coucou/Data/nb.sock", "/Users/u/Library/Application Support/NotchBuddy/nb.sock"}, "/Users/u/Library/Application Support/NotchBuddy/nb.sock"},
+		{"windows", "S-1-5-21-1-2-3-1001", nil, `\\.\pipe\coucou-S-1-5-21-1-2-3-1001`},
+		{"windows", "", nil, `\\.\pipe\coucou-u`},
+		{"linux", "", nil, "/run/user/501/coucou.sock"},
+		{"linux", "", []string{"/tmp/coucou-501.sock"}, "/tmp/coucou-501.sock"},
+	} {
+		clear(files)
+		for _, f := range tc.exists {
+			files[f] = true
+		}
+		w.GOOS, w.SID = tc.goos, tc.sid
+		if got := SocketPath(w); got != tc.want {
+			t.Errorf("%s %v: %s, want %s", tc.goos, tc.exists, got, tc.want)
+		}
+	}
+	w.Getenv = func(k string) string { return map[string]string{EnvSocket: "/x.sock"}[k] }
+	if got := SocketPath(w); got != "/x.sock" {
+		t.Errorf("COUCOU_SOCKET: %s", got)
+	}
+	w.GOOS, w.Getenv = "windows", func(string) string { return "" }
+	if got := SocketPath(w); got != `\\.\pipe\coucou-user` {
+		t.Errorf("no SID, no USERNAME: %s", got)
+	}
+}

@@ -1,0 +1,166 @@
+package coucou
+
+import (
+	"bytes"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/alecthomas/kong"
+	"github.com/tidwall/gjson"
+
+	"github.com/hookwire/hookwire/internal/hook"
+	"github.com/hookwire/hookwire/internal/transport"
+)
+
+// Relay is nb-hook: any agent's hooks to the Coucou notch, approvals
+// included.
+func Relay() hook.Binary {
+	return hook.Binary{
+		Name: "nb-hook",
+		Help: `Relay a coding agent's hook to the Coucou notch app.
+
+Reads the hook JSON on stdin and sends it to the app, translated into Claude
+Code's vocabulary, with the agent's pill named by --agent. On a permission
+request from an agent that takes decisions (Claude Code, Codex, Copilot CLI),
+waits for the answer from the notch and prints it in the agent's format;
+without an answer it prints nothing and the agent asks in its terminal.
+
+Socket: $COUCOU_SOCKET, else $XDG_RUNTIME_DIR/coucou.sock (Linux),
+~/Library/Application Support/NotchBuddy/nb.sock (macOS), \\.\pipe\coucou-<SID> (Windows).
+
+Environment:
+  COUCOU_SOCKET             where the app listens
+  COUCOU_DECISION_TIMEOUT   how long to wait for an approval (default 118s)
+  PULSE_DRYRUN              print what would be sent instead of sending it
+  PULSE_LOG                 append one JSON line per run to this file
+
+Always exits 0.`,
+		CLI: &relayCLI{},
+	}
+}
+
+type relayCLI struct {
+	Agent           string           `help:"The agent's pill (gemini, antigravity, codex, cursor, copilot, …); none for Claude Code."`
+	Event           string           `arg:"" optional:"" help:"The event, for agents whose payload names none (Antigravity)."`
+	Rest            []string         `arg:"" optional:"" hidden:""` // ignored, as the reference relay does
+	DecisionTimeout string           `name:"decision-timeout" placeholder:"DURATION" help:"How long to wait for an approval (default 118s; env COUCOU_DECISION_TIMEOUT)."`
+	Version         kong.VersionFlag `help:"Print the version."`
+}
+
+// Time limits. An approval waits for a person: the app gives up at 115 s,
+// this relay at 118 s, and the installed hook timeout is 120 s.
+const (
+	DefaultDecisionTimeout = 118 * time.Second
+	connectWithin          = 300 * time.Millisecond
+	ackWithin              = 300 * time.Millisecond
+	maxAnswer              = 64 << 10
+)
+
+// EnvDecisionTimeout overrides DefaultDecisionTimeout.
+const EnvDecisionTimeout = "COUCOU_DECISION_TIMEOUT"
+
+func (c *relayCLI) Run(inv *hook.Invocation) error {
+	agent := c.Agent
+	var args []string
+	if c.Event != "" {
+		args = append([]string{c.Event}, c.Rest...)
+	}
+	inv.Event(agent, args) // for the log, and the session-end budget
+
+	tag := ""
+	if agent != "" && agent != "claude" {
+		if ValidAgent(agent) {
+			tag = agent
+		} else {
+			inv.Notef("--agent %q is not a name the app accepts (^[a-z0-9-]{1,24}$): the event goes to the Claude Code pill", agent)
+		}
+	}
+	in := inv.Stdin()
+	payload, eventArg := in.Data, c.Event
+	if js := notifyJSON(append([]string{c.Event}, c.Rest...)); js != nil && !object(payload) {
+		// Codex's notify program: the JSON is the last argument.
+		payload, eventArg = js, ""
+	}
+	line, event, ok := Translate(payload, Input{Event: eventArg, Agent: tag, Getenv: inv.Getenv, Getwd: os.Getwd, Truncated: in.Truncated})
+	if !ok {
+		inv.Skip("stdin: no JSON object: nothing to relay")
+		c.reply(inv, agent, ClaudeName(c.Event), None, nil)
+		return nil
+	}
+	path := SocketPath(Where{GOOS: runtime.GOOS, Getenv: inv.Getenv, Exists: exists,
+		UID: os.Getuid(), TmpDir: os.TempDir(), SID: userSID()})
+	send := transport.SocketLine{Path: path, Line: line, ReadReply: true, SameUser: true,
+		ConnectWithin: connectWithin, MaxReply: maxAnswer}
+
+	if event != "PermissionRequest" || !TakesDecisions(agent, gjson.GetBytes(in.Data, "coucou_has_transport").Bool()) {
+		// The app acknowledges with {"ok":true} (macOS) or just closes
+		// (Windows, Linux); waiting briefly keeps us alive while it looks
+		// up our process tree to find the terminal.
+		send.ReplyWithin, send.ReplyOptional = ackWithin, true
+		inv.Send(send)
+		c.reply(inv, agent, event, None, nil)
+		return nil
+	}
+
+	if !inv.DryRun() {
+		inv.AwaitHuman(c.decisionTimeout(inv))
+	}
+	answer, err := inv.Send(send)
+	d := None
+	if err == nil {
+		d = ParseDecision(answer.Body)
+		if d == None && len(answer.Body) > 0 {
+			inv.Notef("the app's answer %q is no decision: the agent asks in its terminal", clip(answer.Body))
+		}
+	}
+	c.reply(inv, agent, event, d, []byte(gjson.GetBytes(in.Data, "permission_suggestions").Raw))
+	return nil
+}
+
+func (c *relayCLI) reply(inv *hook.Invocation, agent, event string, d Decision, suggestions []byte) {
+	if r := Reply(agent, event, d, suggestions); r != "" {
+		inv.Reply([]byte(r + "\n"))
+	}
+}
+
+// decisionTimeout is --decision-timeout, else $COUCOU_DECISION_TIMEOUT, else
+// the default; a value that does not parse is noted and ignored.
+func (c *relayCLI) decisionTimeout(inv *hook.Invocation) time.Duration {
+	for _, v := range []string{c.DecisionTimeout, inv.Getenv(EnvDecisionTimeout)} {
+		if v == "" {
+			continue
+		}
+		if d, err := time.ParseDuration(v); err == nil && d > 0 {
+			return d
+		}
+		inv.Notef("decision timeout %q is not a duration like 90s: using %v", v, DefaultDecisionTimeout)
+	}
+	return DefaultDecisionTimeout
+}
+
+// notifyJSON returns the last argument when it is a JSON object.
+func notifyJSON(args []string) []byte {
+	if len(args) == 0 {
+		return nil
+	}
+	last := []byte(strings.TrimSpace(args[len(args)-1]))
+	if object(last) && gjson.ValidBytes(last) {
+		return last
+	}
+	return nil
+}
+
+func object(b []byte) bool {
+	b = bytes.TrimSpace(b)
+	return len(b) > 0 && b[0] == '{'
+}
+
+func clip(b []byte) string {
+	s := strings.ToValidUTF8(string(b), "?")
+	if len(s) > 80 {
+		s = s[:80] + "…"
+	}
+	return s
+}

@@ -1,0 +1,390 @@
+// Package coucou relays agent hooks to Coucou, the notch app: one JSON
+// object per connection on a local socket, in Claude Code's hook vocabulary,
+// and, for agents that take them, approval decisions back.
+package coucou
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/hookwire/hookwire/internal/text"
+)
+
+// claudeNames translates every agent's event names into Claude Code's, the
+// app's vocabulary (Coucou's relays, normalize_event and normalize.rs).
+// Names not listed pass through unchanged.
+var claudeNames = map[string]string{
+	// Gemini CLI
+	"BeforeTool": "PreToolUse", "BeforeToolSelection": "PreToolUse",
+	"AfterTool": "PostToolUse", "AfterModel": "PostToolUse",
+	"BeforeAgent": "UserPromptSubmit", "AfterAgent": "Stop",
+	"startup": "SessionStart", "exit": "SessionEnd",
+	"PreCompress": "PreCompact",
+	// Antigravity
+	"PreInvocation": "UserPromptSubmit", "PostInvocation": "PostToolUse",
+	// snake_case spellings
+	"pre_tool_use": "PreToolUse", "post_tool_use": "PostToolUse", "user_prompt_submit": "UserPromptSubmit",
+	"session_start": "SessionStart", "session_end": "SessionEnd", "stop": "Stop",
+	// Copilot CLI and Cursor (camelCase)
+	"sessionStart": "SessionStart", "userPromptSubmitted": "UserPromptSubmit", "agentStop": "Stop",
+	"notification": "Notification", "preToolUse": "PreToolUse", "postToolUse": "PostToolUse",
+	"permissionRequest": "PermissionRequest", "sessionEnd": "SessionEnd",
+	"beforeSubmitPrompt": "UserPromptSubmit", "postToolUseFailure": "PostToolUseFailure",
+	"subagentStart": "SubagentStart", "subagentStop": "SubagentStop", "preCompact": "PreCompact",
+	// Cursor's older, tool-specific events (beyond Coucou's own table: the
+	// pill would otherwise not show them at all)
+	"beforeShellExecution": "PreToolUse", "beforeMCPExecution": "PreToolUse",
+	"afterShellExecution": "PostToolUse", "afterMCPExecution": "PostToolUse", "afterFileEdit": "PostToolUse",
+	// Codex's notify program (its JSON is the last argument)
+	"agent-turn-start": "UserPromptSubmit", "agent-turn-complete": "Stop",
+}
+
+// impliedTools are the tools of events that name none (Cursor's): the
+// tool, and the payload field that is its input.
+var impliedTools = map[string]struct{ tool, field, as string }{
+	"beforeShellExecution": {"Shell", "command", "command"},
+	"afterShellExecution":  {"Shell", "command", "command"},
+	"afterFileEdit":        {"Edit", "file_path", "file_path"},
+}
+
+// ClaudeName translates an event name into Claude Code's vocabulary.
+func ClaudeName(name string) string {
+	if n, ok := claudeNames[name]; ok {
+		return n
+	}
+	return name
+}
+
+// Limits of the channel (the Rust relay's, which the app was built against).
+const (
+	MaxField      = 2000      // bytes per string, cut on a rune boundary, plus …
+	MaxDiffField  = 256 << 10 // bytes per rendered diff field
+	MaxDiffTotal  = 512 << 10 // bytes of diff fields in all
+	MaxLine       = 1<<20 - 1 // the app's payload cap, newline excluded
+	diffTruncated = "coucou_diff_truncated"
+)
+
+// agentName is what the app accepts as a pill name (its validateAgent).
+var agentName = regexp.MustCompile(`^[a-z0-9-]{1,24}$`)
+
+// ValidAgent reports whether name can tag a payload: the app routes valid
+// names to their own pill, and anything else (including "claude") to Claude
+// Code's.
+func ValidAgent(name string) bool { return agentName.MatchString(name) && name != "claude" }
+
+// Input is what Translate needs besides the payload.
+type Input struct {
+	Event  string // the positional event name, used when the payload names none
+	Agent  string // --agent, validated by the caller
+	Getenv func(string) string
+	Getwd  func() (string, error)
+	// Truncated says the payload was cut at the stdin cap: its complete
+	// leading fields are relayed, the one that was cut is not.
+	Truncated bool
+}
+
+// dropped are fields the app never reads and that can be huge.
+var dropped = []string{"tool_response", "transcript_path", "transcriptPath"}
+
+// terminal is the context the app uses to find the terminal or IDE to
+// focus, read from the environment; it never overwrites the payload.
+var terminal = []struct{ field, env string }{
+	{"term_program", "TERM_PROGRAM"},
+	{"iterm_session_id", "ITERM_SESSION_ID"},
+	{"term_session_id", "TERM_SESSION_ID"},
+	{"bundle_id", "__CFBundleIdentifier"},
+	{"terminal_emulator", "TERMINAL_EMULATOR"},
+	{"wt_session", "WT_SESSION"},
+	{"vscode_pid", "VSCODE_PID"},
+	{"session_pid", "CLAUDE_CODE_SSE_PORT"},
+}
+
+// argAliases name Antigravity's PascalCase tool arguments the way the app
+// reads them; both spellings are kept.
+var argAliases = map[string]string{
+	"CommandLine": "command", "FilePath": "file_path", "Path": "path",
+	"Url": "url", "Query": "query", "Pattern": "pattern",
+}
+
+// Translate turns an agent's hook payload into the line the app reads: the
+// event named in Claude Code's vocabulary, the agent's field names filled
+// in under Claude's (never overwriting), the terminal context added, the
+// big fields the app does not read dropped, and every string capped. It
+// returns the line (without its newline) and the translated event name; ok
+// is false when the payload is not a JSON object, which is never relayed.
+func Translate(payload []byte, in Input) (line []byte, event string, ok bool) {
+	if in.Truncated {
+		payload = salvage(payload)
+	}
+	var p map[string]any
+	dec := json.NewDecoder(bytes.NewReader(payload))
+	dec.UseNumber()
+	if dec.Decode(&p) != nil || p == nil {
+		return nil, "", false
+	}
+
+	raw, _ := p["hook_event_name"].(string)
+	if raw == "" {
+		raw, _ = p["type"].(string) // Codex notify
+	}
+	if raw == "" {
+		raw = in.Event
+	}
+	if t, ok := impliedTools[raw]; ok {
+		if v, ok := p[t.field]; ok {
+			setDefault(p, "tool_name", t.tool)
+			if _, ok := p["tool_input"].(map[string]any); !ok {
+				p["tool_input"] = map[string]any{t.as: v}
+			}
+		}
+	}
+	event = ClaudeName(strings.ToValidUTF8(raw, "\uFFFD"))
+	if event == "Stop" && p["status"] == "error" {
+		event = "StopFailure" // Cursor's stop of a failed turn
+	}
+	if event != "" {
+		p["hook_event_name"] = event
+	}
+
+	if _, tagged := p["coucou_agent"]; !tagged {
+		switch {
+		case in.Agent != "":
+			p["coucou_agent"] = in.Agent
+		case getenv(in, "CLAUDE_CODE_ENTRYPOINT") == "claude-desktop":
+			p["coucou_agent"] = "claude-desktop"
+		}
+	}
+	for _, t := range terminal {
+		if v := getenv(in, t.env); v != "" {
+			setDefault(p, t.field, v)
+		}
+	}
+	fillAliases(p, in)
+	for _, f := range dropped {
+		delete(p, f)
+	}
+
+	diffs := event == "PostToolUse" && (p["tool_name"] == "Edit" || p["tool_name"] == "MultiEdit" || p["tool_name"] == "Write")
+	for limit, diffLimit := MaxField, MaxDiffField; ; limit, diffLimit = limit/4, diffLimit/4 {
+		c := capper{field: limit, diff: diffLimit, diffBudget: min(MaxDiffTotal, 2*diffLimit)}
+		q := c.object(p, diffs, "")
+		if c.diffCut {
+			q[diffTruncated] = true
+		}
+		line = encode(q)
+		if len(line) <= MaxLine || limit < 16 {
+			if e, ok := q["hook_event_name"].(string); ok {
+				event = e // as sent: even a name is capped
+			}
+			return line, event, true
+		}
+		// Too many fields for the app's cap even so: cap harder.
+	}
+}
+
+// salvage rebuilds a cut JSON object from its complete top-level fields.
+func salvage(payload []byte) []byte {
+	out := []byte{'{'}
+	gjson.ParseBytes(payload).ForEach(func(k, v gjson.Result) bool {
+		if !gjson.Valid(v.Raw) {
+			return false // the field the cut went through, and nothing after
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = append(append(append(out, k.Raw...), ':'), v.Raw...)
+		return true
+	})
+	return append(out, '}')
+}
+
+func getenv(in Input, k string) string {
+	if in.Getenv == nil {
+		return ""
+	}
+	return in.Getenv(k)
+}
+
+// setDefault sets p[k] unless it holds a non-empty value.
+func setDefault(p map[string]any, k string, v any) {
+	if cur, ok := p[k]; ok && cur != nil && cur != "" {
+		return
+	}
+	p[k] = v
+}
+
+// first returns the first non-empty string among p's fields at paths
+// (a path is keys, then array indexes, separated by dots).
+func first(p map[string]any, paths ...string) string {
+	for _, path := range paths {
+		var v any = p
+		for _, k := range strings.Split(path, ".") {
+			switch c := v.(type) {
+			case map[string]any:
+				v = c[k]
+			case []any:
+				if k != "0" || len(c) == 0 {
+					v = nil
+				} else {
+					v = c[0]
+				}
+			default:
+				v = nil
+			}
+		}
+		if s, ok := v.(string); ok && s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func fillAliases(p map[string]any, in Input) {
+	if v := first(p, "toolName", "toolCall.name", "tool"); v != "" {
+		setDefault(p, "tool_name", v)
+	}
+	if _, ok := p["tool_input"].(map[string]any); !ok {
+		if args := toolArgs(p); args != nil {
+			p["tool_input"] = args
+		}
+	}
+	// The Stop step's text: Gemini's and Codex notify's names for it.
+	if v := first(p, "prompt_response", "last-assistant-message"); v != "" {
+		setDefault(p, "last_assistant_message", v)
+	}
+	if v := first(p, "initialPrompt"); v != "" { // Copilot's first prompt
+		setDefault(p, "prompt", v)
+	}
+	if msgs, ok := p["input-messages"].([]any); ok && len(msgs) > 0 {
+		if v, ok := msgs[len(msgs)-1].(string); ok && v != "" {
+			setDefault(p, "prompt", v)
+		}
+	}
+	sid := first(p, "conversationId", "conversation_id", "sessionId", "thread-id", "GEMINI_SESSION_ID")
+	if sid == "" {
+		sid = getenv(in, "GEMINI_SESSION_ID")
+	}
+	if sid != "" {
+		setDefault(p, "session_id", sid)
+	}
+	if cwd := first(p, "cwd", "workspacePaths.0", "workspace_roots.0", "workdir"); cwd != "" {
+		setDefault(p, "cwd", cwd)
+	} else if in.Getwd != nil {
+		if wd, err := in.Getwd(); err == nil {
+			setDefault(p, "cwd", wd)
+		}
+	}
+}
+
+// toolArgs is Copilot's toolArgs (an object, or an object as a JSON
+// string), else a copy of Antigravity's toolCall.args with snake_case
+// aliases beside the PascalCase originals.
+func toolArgs(p map[string]any) map[string]any {
+	switch a := p["toolArgs"].(type) {
+	case map[string]any:
+		return a
+	case string:
+		var m map[string]any
+		dec := json.NewDecoder(strings.NewReader(a))
+		dec.UseNumber()
+		if dec.Decode(&m) == nil && m != nil {
+			return m
+		}
+	}
+	call, _ := p["toolCall"].(map[string]any)
+	args, _ := call["args"].(map[string]any)
+	if args == nil {
+		return nil
+	}
+	out := make(map[string]any, len(args)+len(argAliases))
+	for k, v := range args {
+		out[k] = v
+	}
+	for from, to := range argAliases {
+		if v, ok := args[from]; ok {
+			if _, taken := out[to]; !taken {
+				out[to] = v
+			}
+		}
+	}
+	return out
+}
+
+// diffFields are the tool_input fields the app renders as a live diff.
+var diffFields = map[string]bool{"old_string": true, "new_string": true, "content": true}
+
+// capper bounds every string of a payload: field bytes each, except the
+// rendered diff fields of an edit, diff bytes each and diffBudget in all.
+type capper struct {
+	field, diff, diffBudget int
+	diffCut                 bool
+}
+
+func (c *capper) object(m map[string]any, diffs bool, path string) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		p := path + "." + k
+		if diffs && diffFields[k] && (path == ".tool_input" || strings.HasPrefix(path, ".tool_input.edits.")) {
+			if s, ok := v.(string); ok {
+				out[k] = c.diffString(s)
+				continue
+			}
+		}
+		out[k] = c.value(v, diffs, p)
+	}
+	return out
+}
+
+func (c *capper) value(v any, diffs bool, path string) any {
+	switch x := v.(type) {
+	case string:
+		return capString(x, c.field)
+	case map[string]any:
+		return c.object(x, diffs, path)
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = c.value(e, diffs, path+".")
+		}
+		return out
+	}
+	return v
+}
+
+func (c *capper) diffString(s string) string {
+	limit := min(c.diff, c.diffBudget)
+	if len(s) > limit {
+		s = capString(s, limit)
+		c.diffCut = true
+	}
+	c.diffBudget = max(0, c.diffBudget-len(s))
+	return s
+}
+
+// capString cuts s to n bytes on a rune boundary and marks the cut.
+func capString(s string, n int) string {
+	if len(s) <= n {
+		return strings.ToValidUTF8(s, "\uFFFD")
+	}
+	s = text.ClipBytes(s, n)
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	return s
+}
+
+// encode writes JSON without HTML escaping (the app is not a browser).
+func encode(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
+		return []byte("{}")
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}

@@ -1,0 +1,134 @@
+package coucou
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func translate(t *testing.T, payload any, in Input) map[string]any {
+	t.Helper()
+	b, _ := json.Marshal(payload)
+	line, _, ok := Translate(b, in)
+	if !ok {
+		t.Fatalf("not relayed: %s", b)
+	}
+	if len(line) > MaxLine {
+		t.Fatalf("line of %d bytes", len(line))
+	}
+	var out map[string]any
+	if err := json.Unmarshal(line, &out); err != nil {
+		t.Fatalf("%v: %s", err, line)
+	}
+	return out
+}
+
+func TestTranslateCaps(t *testing.T) {
+	big := strings.Repeat("é", 200<<10) // 400 KiB
+	huge := strings.Repeat("x", 300<<10)
+	// A Write's content is rendered: kept whole up to 256 KiB.
+	out := translate(t, map[string]any{"hook_event_name": "PostToolUse", "tool_name": "Write",
+		"tool_input": map[string]any{"file_path": "a", "content": strings.Repeat("y", 100<<10)}}, Input{})
+	if c := out["tool_input"].(map[string]any)["content"].(string); len(c) != 100<<10 || out[diffTruncated] != nil {
+		t.Errorf("a 100 KiB diff field was cut to %d", len(c))
+	}
+	// Beyond, cut on a rune boundary and flagged.
+	out = translate(t, map[string]any{"hook_event_name": "PostToolUse", "tool_name": "Edit",
+		"tool_input": map[string]any{"old_string": big, "new_string": big, "file_path": huge}}, Input{})
+	in := out["tool_input"].(map[string]any)
+	for _, k := range []string{"old_string", "new_string"} {
+		s := in[k].(string)
+		if len(s) > MaxDiffField+3 || !utf8.ValidString(s) || !strings.HasSuffix(s, "…") {
+			t.Errorf("%s: %d bytes", k, len(s))
+		}
+	}
+	if len(in["file_path"].(string)) != MaxField+3 || out[diffTruncated] != true {
+		t.Errorf("file_path %d bytes, truncated %v", len(in["file_path"].(string)), out[diffTruncated])
+	}
+	// MultiEdit: 512 KiB in all across its edits.
+	var edits []any
+	for range 6 {
+		edits = append(edits, map[string]any{"old_string": strings.Repeat("o", 200<<10), "new_string": "n"})
+	}
+	out = translate(t, map[string]any{"hook_event_name": "PostToolUse", "tool_name": "MultiEdit",
+		"tool_input": map[string]any{"file_path": "a", "edits": edits}}, Input{})
+	total := 0
+	for _, e := range out["tool_input"].(map[string]any)["edits"].([]any) {
+		total += len(e.(map[string]any)["old_string"].(string))
+	}
+	if total > MaxDiffTotal+6*3 || total < MaxDiffTotal-MaxField || out[diffTruncated] != true {
+		t.Errorf("diff total %d bytes", total)
+	}
+	// Not an edit: the same field is an ordinary string.
+	out = translate(t, map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Write",
+		"tool_input": map[string]any{"content": huge}}, Input{})
+	if c := out["tool_input"].(map[string]any)["content"].(string); len(c) != MaxField+3 {
+		t.Errorf("a PreToolUse content kept %d bytes", len(c))
+	}
+	// However many fields, the line fits the app's cap.
+	many := map[string]any{"hook_event_name": "Stop"}
+	for i := range 1000 {
+		many[string(rune(0x4e00+i))] = strings.Repeat("m", 3000) // 1,000 fields of 2 KiB after the cap
+	}
+	if out := translate(t, many, Input{}); len(out) != 1001 {
+		t.Errorf("fields were lost: %d", len(out))
+	}
+}
+
+func TestTranslateNotAnObject(t *testing.T) {
+	for _, p := range []string{"", "null", "[]", `"s"`, "{", "12"} {
+		if _, _, ok := Translate([]byte(p), Input{}); ok {
+			t.Errorf("%q relayed", p)
+		}
+	}
+}
+
+func TestTranslateTruncated(t *testing.T) {
+	payload := `{"session_id":"s1","hook_event_name":"PostToolUse","tool_name":"Write","tool_input":{"content":"xxxxx`
+	out := translate(t, json.RawMessage(payload+`"}}`), Input{}) // sanity: whole, it relays
+	if out["tool_input"] == nil {
+		t.Fatal("whole payload")
+	}
+	line, _, ok := Translate([]byte(payload), Input{Truncated: true})
+	var got map[string]any
+	if !ok || json.Unmarshal(line, &got) != nil || got["session_id"] != "s1" || got["tool_name"] != "Write" || got["tool_input"] != nil {
+		t.Errorf("salvaged %s", line)
+	}
+}
+
+func TestValidAgent(t *testing.T) {
+	for name, want := range map[string]bool{"gemini": true, "my-agent-2": true, "claude": false, "Gemini": false,
+		"": false, "a_b": false, strings.Repeat("a", 24): true, strings.Repeat("a", 25): false} {
+		if ValidAgent(name) != want {
+			t.Errorf("ValidAgent(%q) = %v", name, !want)
+		}
+	}
+}
+
+func FuzzTranslate(f *testing.F) {
+	f.Add(`{"hook_event_name":"BeforeTool","toolCall":{"name":"x","args":{"CommandLine":"ls"}}}`, "gemini", "PreToolUse", false)
+	f.Add(`{"toolArgs":"{\"a\":1}","workspace_roots":["/w"],"tool_response":"x"}`, "copilot", "preToolUse", true)
+	f.Add(`{"hook_event_name":"PostToolUse","tool_name":"MultiEdit","tool_input":{"edits":[{"old_string":"a"}]}}`, "", "", false)
+	f.Fuzz(func(t *testing.T, payload, agent, event string, truncated bool) {
+		line, name, ok := Translate([]byte(payload), Input{Agent: agent, Event: event, Truncated: truncated})
+		if !ok {
+			return
+		}
+		var out map[string]any
+		if err := json.Unmarshal(line, &out); err != nil {
+			t.Fatalf("not JSON: %v: %s", err, line)
+		}
+		if len(line) > MaxLine {
+			t.Fatalf("%d bytes", len(line))
+		}
+		for _, k := range dropped {
+			if _, ok := out[k]; ok {
+				t.Fatalf("%s relayed", k)
+			}
+		}
+		if name != "" && out["hook_event_name"] != name {
+			t.Fatalf("event %v, said %q", out["hook_event_name"], name)
+		}
+	})
+}

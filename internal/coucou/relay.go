@@ -11,6 +11,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/hookwire/hookwire/internal/hook"
+	"github.com/hookwire/hookwire/internal/install"
 	"github.com/hookwire/hookwire/internal/transport"
 )
 
@@ -37,7 +38,8 @@ Environment:
   PULSE_LOG                 append one JSON line per run to this file
 
 Always exits 0.`,
-		CLI: &relayCLI{},
+		CLI:      &relayCLI{},
+		Commands: install.Commands(hooks, socketCheck),
 	}
 }
 

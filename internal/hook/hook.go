@@ -72,6 +72,24 @@ type Binary struct {
 	// DryRunEnv lists extra variables that also switch dry-run on, for
 	// compatibility with the scripts a binary replaces.
 	DryRunEnv []string
+	// Commands are subcommands for a person at a terminal (install,
+	// doctor, …): they print, and fail with a non-zero status.
+	Commands []Command
+}
+
+// A Command is a subcommand for a person: its CLI's Run method takes a
+// *Console and its error is reported on stderr with exit status 1.
+type Command struct {
+	Name, Help string
+	CLI        any
+}
+
+// Console is what an interactive command writes to.
+type Console struct {
+	Out, Err io.Writer
+	// Color says Out is a terminal that takes ANSI colours.
+	Color  bool
+	Getenv func(string) string
 }
 
 // Invocation is one run of a binary: the event's deadline, its input, and
@@ -97,6 +115,8 @@ type Invocation struct {
 	stdinOnce  sync.Once
 	input      Stdin
 	finishOnce sync.Once
+	// interactive is set for a person's command: no debug log line.
+	interactive bool
 }
 
 // Main runs the binary with the process's arguments and exits. In hook mode
@@ -120,8 +140,7 @@ func Run(b Binary, args []string, stdin *os.File, stdout, stderr io.Writer) (cod
 		}
 		inv.finish()
 	}()
-	inv.run(args)
-	return 0
+	return inv.run(args)
 }
 
 func newInvocation(b *Binary, stdin *os.File, stdout, stderr io.Writer) *Invocation {
@@ -202,19 +221,37 @@ func (inv *Invocation) exitNow() {
 	os.Exit(0)
 }
 
-func (inv *Invocation) run(args []string) {
-	parser, err := kong.New(inv.bin.CLI,
+func (inv *Invocation) run(args []string) int {
+	opts := []kong.Option{
 		kong.Name(inv.bin.Name),
 		kong.Description(inv.bin.Help),
 		kong.Writers(inv.stdout, inv.stderr),
 		kong.Exit(func(code int) { panic(exitRequest(code)) }),
 		kong.Vars{"version": inv.bin.Name + " " + Version},
 		kong.Bind(inv),
-	)
+		kong.DynamicCommand("hook", "Handle one hook event (the default: what agents run).", "", inv.bin.CLI, `default:"withargs"`),
+	}
+	interactive := map[string]bool{}
+	for _, c := range inv.bin.Commands {
+		opts = append(opts, kong.DynamicCommand(c.Name, c.Help, "", c.CLI))
+		interactive[c.Name] = true
+	}
+	console := &Console{Out: inv.stdout, Err: inv.stderr, Getenv: os.Getenv}
+	if f, ok := inv.stdout.(*os.File); ok {
+		console.Color = isatty.IsTerminal(f.Fd()) && os.Getenv("NO_COLOR") == ""
+	}
+	opts = append(opts, kong.Bind(console))
+	parser, err := kong.New(&struct{}{}, opts...)
 	if err != nil {
 		panic(err) // a grammar bug, caught by every test
 	}
 	kctx, err := parser.Parse(args)
+	if err != nil && interactive[firstWord(args)] {
+		// A person typed it: say what is wrong, the usual way.
+		inv.interactive = true
+		fmt.Fprintf(inv.stderr, "%s: %v\n", inv.bin.Name, err)
+		return 2
+	}
 	if err != nil {
 		// A mistyped settings line must not fail the agent's hook, and
 		// should still deliver the event it meant: drop the flags and try
@@ -223,12 +260,31 @@ func (inv *Invocation) run(args []string) {
 		kctx, err = parser.Parse(positional(args))
 		if err != nil {
 			inv.fail(outcomeArgs, err)
-			return
+			return 0
 		}
+	}
+	if interactive[kctx.Command()] || interactive[firstWord(strings.Fields(kctx.Command()))] {
+		inv.interactive = true
+		if err := kctx.Run(console); err != nil {
+			fmt.Fprintf(inv.stderr, "%s: %v\n", inv.bin.Name, err)
+			return 1
+		}
+		return 0
 	}
 	if err := kctx.Run(inv); err != nil {
 		inv.fail(outcomeFailed, err)
 	}
+	return 0
+}
+
+// firstWord is the first argument that is not a flag.
+func firstWord(args []string) string {
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			return a
+		}
+	}
+	return ""
 }
 
 // noteArgs records an argument error where a person will look.
@@ -413,7 +469,9 @@ func (inv *Invocation) finish() {
 		}
 		r.Time = inv.start.UTC().Format(time.RFC3339Nano)
 		r.Duration = ms(time.Since(inv.start))
-		appendLog(inv.logPath, r)
+		if !inv.interactive {
+			appendLog(inv.logPath, r)
+		}
 	})
 }
 

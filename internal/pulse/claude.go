@@ -13,6 +13,7 @@ import (
 
 	"github.com/hookwire/hookwire/internal/agent"
 	"github.com/hookwire/hookwire/internal/hook"
+	"github.com/hookwire/hookwire/internal/install"
 	"github.com/hookwire/hookwire/internal/state"
 	"github.com/hookwire/hookwire/internal/transcript"
 )
@@ -42,6 +43,7 @@ Environment:
 Always exits 0; prints nothing unless in dry-run.`,
 		CLI:       &claudeCLI{},
 		DryRunEnv: []string{"NOCTALIA_PULSE_DRYRUN"},
+		Commands:  install.Commands(claudeHooks, noctaliaCheck),
 	}
 }
 

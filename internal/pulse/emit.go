@@ -5,6 +5,7 @@ import (
 
 	"github.com/hookwire/hookwire/internal/agent"
 	"github.com/hookwire/hookwire/internal/hook"
+	"github.com/hookwire/hookwire/internal/install"
 )
 
 // Emit is pulse-emit: the generic emitter for shell scripts, CI jobs and any
@@ -26,7 +27,8 @@ Environment:
   PULSE_LOG      append one JSON line per run to this file
 
 Always exits 0; prints nothing unless PULSE_DRYRUN is set.`,
-		CLI: &emitCLI{},
+		CLI:      &emitCLI{},
+		Commands: install.Commands(emitHooks, noctaliaCheck),
 	}
 }
 

@@ -21,8 +21,11 @@ const (
 // Noctalia is the fake `noctalia` program. It appends its argv as one line to
 // $FAKE_NOCTALIA_LOG, then behaves as $FAKE_NOCTALIA_MODE says:
 //
-//	ok      print "ok: dispatched 1", exit 0 (the real one's success)
-//	error   print "error: no plugin entry matched …", exit 1
+//	ok      print "ok: dispatched 1", exit 0 (the real one's success); for
+//	        "msg plugins list", a list with claude-companion
+//	error   print "error: no plugin entry matched …", exit 1 (the plugin is
+//	        not installed: "msg plugins list" does not list it)
+//	down    print "error: noctalia is not running" on stderr, exit 1
 //	exit1   print nothing, exit 1
 //	hang    start a child that hangs too, write both pids to $LOG.pids, hang
 //
@@ -41,11 +44,23 @@ func Noctalia() {
 			f.Close()
 		}
 	}
+	plugins := len(os.Args) == 4 && os.Args[2] == "plugins" && os.Args[3] == "list"
 	switch mode {
 	case "", "ok":
-		fmt.Println("ok: dispatched 1")
+		if plugins {
+			fmt.Println("lowcache/claude-companion (enabled)\nnoctalia/clock (enabled)")
+		} else {
+			fmt.Println("ok: dispatched 1")
+		}
 	case "error":
+		if plugins {
+			fmt.Println("noctalia/clock (enabled)")
+			return
+		}
 		fmt.Println("error: no plugin entry matched 'x' on target 'all'")
+		os.Exit(1)
+	case "down":
+		fmt.Fprintln(os.Stderr, "error: noctalia is not running")
 		os.Exit(1)
 	case "exit1":
 		os.Exit(1)

@@ -90,6 +90,17 @@ func (s SocketLine) Do(ctx context.Context) (Reply, error) {
 	return Reply{Body: line}, nil
 }
 
+// Reachable connects to a local socket or pipe, checks that its server runs
+// as us, and hangs up without a word: doctor's test that a target listens.
+func Reachable(ctx context.Context, path string) error {
+	conn, err := dialLocal(ctx, path, DefaultConnect)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return samePeer(conn)
+}
+
 // readLine reads up to the first newline, EOF, or max bytes. EOF after some
 // bytes is a reply without its newline; EOF before any is "no reply", which
 // is not an error (the server chose to say nothing).

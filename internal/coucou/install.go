@@ -1,0 +1,67 @@
+package coucou
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"runtime"
+	"time"
+
+	"github.com/hookwire/hookwire/internal/install"
+	"github.com/hookwire/hookwire/internal/state"
+	"github.com/hookwire/hookwire/internal/transport"
+)
+
+// hooks are the events nb-hook is installed on, per agent (Coucou's own
+// installers' lists). Approvals get 120 s, above the relay's 118 s wait.
+var hooks = install.Spec{
+	Binary:    "nb-hook",
+	Timeout:   10 * time.Second,
+	Approval:  120 * time.Second,
+	Approvals: []string{"PermissionRequest", "permissionRequest"},
+	Events: map[string][]string{
+		"claude": {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure",
+			"PermissionRequest", "Notification", "Stop", "StopFailure", "SubagentStart", "SubagentStop", "SessionEnd"},
+		"codex": {"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
+			"Stop", "SubagentStart", "SubagentStop", "SessionEnd"},
+		"gemini":      {"SessionStart", "SessionEnd", "BeforeTool", "AfterTool", "BeforeAgent", "AfterAgent", "Notification"},
+		"antigravity": {"PreToolUse", "PostToolUse", "PreInvocation", "PostInvocation", "Stop"},
+		"cursor":      {"sessionStart", "beforeSubmitPrompt", "preToolUse", "postToolUse", "postToolUseFailure", "subagentStart", "subagentStop", "stop", "sessionEnd"},
+		"copilot": {"sessionStart", "userPromptSubmitted", "preToolUse", "permissionRequest", "postToolUse",
+			"agentStop", "sessionEnd", "notification"},
+	},
+	Test: install.Test{Stdin: `{"session_id":"hookwire-doctor","cwd":"/","hook_event_name":"Notification","message":"A test from nb-hook doctor"}`},
+}
+
+// socketCheck is doctor's look at the app's socket: there, a socket, ours,
+// accepting.
+func socketCheck(getenv func(string) string) []install.Finding {
+	path := SocketPath(Where{GOOS: runtime.GOOS, Getenv: getenv, Exists: exists,
+		UID: os.Getuid(), TmpDir: os.TempDir(), SID: userSID()})
+	start := install.Finding{Status: install.Fail, Fix: "start Coucou, or set " + EnvSocket + " to where it listens"}
+	if runtime.GOOS != "windows" {
+		fi, err := os.Stat(path)
+		if err != nil {
+			start.What = "Coucou's socket " + path + " is not there"
+			return []install.Finding{start}
+		}
+		if fi.Mode()&fs.ModeSocket == 0 {
+			start.What = path + " is not a socket"
+			start.Fix = "remove it, and restart Coucou"
+			return []install.Finding{start}
+		}
+		if uid, ok := state.Owner(fi); ok && uid != os.Getuid() {
+			start.What = fmt.Sprintf("%s belongs to uid %d, not you: nb-hook will not talk to it", path, uid)
+			start.Fix = "remove it, and start Coucou as yourself"
+			return []install.Finding{start}
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if err := transport.Reachable(ctx, path); err != nil {
+		start.What = "Coucou's socket " + path + ": " + err.Error()
+		return []install.Finding{start}
+	}
+	return []install.Finding{{Status: install.OK, What: "Coucou listens on " + path}}
+}

@@ -1,0 +1,218 @@
+package install
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/rogpeppe/go-internal/diff"
+
+	"github.com/hookwire/hookwire/internal/hook"
+)
+
+// Commands are the install, uninstall, snippet and doctor subcommands of a
+// binary. checks are its own doctor checks (its target), may be nil.
+func Commands(spec Spec, checks ...Check) []hook.Command {
+	return []hook.Command{
+		{Name: "install", Help: "Add this binary's hooks to an agent's settings.", CLI: &installCmd{spec: spec}},
+		{Name: "uninstall", Help: "Remove this binary's hooks from an agent's settings.", CLI: &uninstallCmd{spec: spec}},
+		{Name: "snippet", Help: "Print the settings to paste by hand.", CLI: &snippetCmd{spec: spec}},
+		{Name: "doctor", Help: "Check the installation, and say how to fix what is wrong.", CLI: &doctorCmd{spec: spec, checks: checks}},
+	}
+}
+
+// where are the flags install and uninstall share.
+type where struct {
+	Agent    string `required:"" enum:"claude,codex,gemini,antigravity,cursor,copilot" help:"The agent: ${enum}."`
+	Settings string `placeholder:"PATH" help:"The settings file (default: the agent's own, for --scope)."`
+	Scope    string `default:"user" enum:"user,project" help:"user (your home) or project (this directory)."`
+	DryRun   bool   `name:"dry-run" help:"Show the change as a diff, and write nothing."`
+}
+
+func (w where) resolve(spec Spec, getenv func(string) string) (*Agent, string, error) {
+	a := Agents[w.Agent]
+	if len(spec.Events[a.Name]) == 0 {
+		return nil, "", fmt.Errorf("%s has no hooks for %s%s", spec.Binary, a.Name, spec.noHooks())
+	}
+	if w.Settings != "" {
+		return a, w.Settings, nil
+	}
+	home, _ := os.UserHomeDir()
+	cwd, _ := os.Getwd()
+	path, err := a.Path(w.Scope, home, cwd, spec.Binary, getenv)
+	return a, path, err
+}
+
+func (s Spec) noHooks() string {
+	if len(s.Events) == 0 {
+		return ": it is run by scripts, not by an agent's hooks"
+	}
+	return ""
+}
+
+type installCmd struct {
+	where
+	Path string `placeholder:"PATH" help:"The path of the binary the hooks run (default: this one)."`
+	spec Spec
+}
+
+func (c *installCmd) Run(con *hook.Console) error {
+	a, settings, err := c.resolve(c.spec, con.Getenv)
+	if err != nil {
+		return err
+	}
+	bin := c.Path
+	if bin == "" {
+		if bin, err = self(); err != nil {
+			return err
+		}
+	}
+	old, err := readSettings(settings)
+	if err != nil {
+		return err
+	}
+	updated, err := c.spec.Install(a, old, bin)
+	if err != nil {
+		return refused(settings, a, err)
+	}
+	n := len(c.spec.Events[a.Name])
+	return commit(con, settings, old, updated, c.DryRun,
+		fmt.Sprintf("%s: %d %s hooks run %s", settings, n, a.Name, bin))
+}
+
+type uninstallCmd struct {
+	where
+	spec Spec
+}
+
+func (c *uninstallCmd) Run(con *hook.Console) error {
+	a, settings, err := c.resolve(c.spec, con.Getenv)
+	if err != nil {
+		return err
+	}
+	old, err := readSettings(settings)
+	if err != nil {
+		return err
+	}
+	if old == nil {
+		fmt.Fprintf(con.Out, "%s: nothing to remove (no such file)\n", settings)
+		return nil
+	}
+	if a.shape == file {
+		if c.DryRun {
+			fmt.Fprintf(con.Out, "would remove %s\n", settings)
+			return nil
+		}
+		if err := os.Remove(settings); err != nil {
+			return err
+		}
+		fmt.Fprintf(con.Out, "%s: removed\n", settings)
+		return nil
+	}
+	updated, err := c.spec.Uninstall(a, old)
+	if err != nil {
+		return refused(settings, a, err)
+	}
+	return commit(con, settings, old, updated, c.DryRun, fmt.Sprintf("%s: %s's hooks removed", settings, c.spec.Binary))
+}
+
+type snippetCmd struct {
+	Agent string `required:"" enum:"claude,codex,gemini,antigravity,cursor,copilot" help:"The agent: ${enum}."`
+	Path  string `placeholder:"PATH" help:"The path of the binary the hooks run (default: this one)."`
+	spec  Spec
+}
+
+func (c *snippetCmd) Run(con *hook.Console) error {
+	a := Agents[c.Agent]
+	if len(c.spec.Events[a.Name]) == 0 {
+		return fmt.Errorf("%s has no hooks for %s%s", c.spec.Binary, a.Name, c.spec.noHooks())
+	}
+	bin := c.Path
+	if bin == "" {
+		var err error
+		if bin, err = self(); err != nil {
+			return err
+		}
+	}
+	out, err := c.spec.Install(a, nil, bin)
+	if err != nil {
+		return err
+	}
+	_, err = con.Out.Write(out)
+	return err
+}
+
+// self is the absolute path of the running binary, as the user reaches it.
+func self() (string, error) {
+	p, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("cannot tell where this binary is: give --path")
+	}
+	return p, nil
+}
+
+func readSettings(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return b, err
+}
+
+func refused(path string, a *Agent, err error) error {
+	kind := "strict JSON"
+	if !a.strict {
+		kind = "JSON with comments"
+	}
+	return fmt.Errorf("%s: %v\n%s reads this file as %s and would not read it either; fix it, or name another file with --settings. Nothing was changed", path, err, a.Name, kind)
+}
+
+// commit writes updated over old (atomically, old kept as a backup), or
+// shows the diff in a dry run.
+func commit(con *hook.Console, path string, old, updated []byte, dryRun bool, done string) error {
+	if bytes.Equal(old, updated) {
+		fmt.Fprintf(con.Out, "%s: already up to date\n", path)
+		return nil
+	}
+	if dryRun {
+		con.Out.Write(diff.Diff(path, old, path+" (after)", updated))
+		return nil
+	}
+	mode := fs.FileMode(0o600)
+	if fi, err := os.Stat(path); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	backup := ""
+	if old != nil {
+		backup = path + ".hookwire.bak"
+		if err := os.WriteFile(backup, old, mode); err != nil {
+			return fmt.Errorf("keeping a backup: %w", err)
+		}
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.Write(updated)
+	cerr := tmp.Close()
+	if err := errors.Join(werr, cerr, os.Chmod(tmp.Name(), mode)); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if backup != "" {
+		done += " (the previous file is " + backup + ")"
+	}
+	fmt.Fprintln(con.Out, strings.TrimSpace(done))
+	return nil
+}

@@ -1,0 +1,217 @@
+package install
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/hookwire/hookwire/internal/hook"
+	"github.com/hookwire/hookwire/internal/state"
+)
+
+// Status grades a finding.
+type Status int
+
+// The grades. Only Fail makes doctor exit non-zero.
+const (
+	OK Status = iota
+	Info
+	Warn
+	Fail
+)
+
+// A Finding is one thing doctor looked at: what it found, and how to fix it.
+type Finding struct {
+	Status    Status
+	What, Fix string
+}
+
+// A Check looks at one thing a binary needs (its target, mostly).
+type Check func(getenv func(string) string) []Finding
+
+// Test is the event doctor --send runs the binary with.
+type Test struct {
+	Args  []string
+	Stdin string
+}
+
+type doctorCmd struct {
+	Send   bool `help:"Also run the hook once with a test event, as an agent would, and report what happened."`
+	spec   Spec
+	checks []Check
+}
+
+func (c *doctorCmd) Run(con *hook.Console) error {
+	bin, err := self()
+	findings := []Finding{{Status: OK, What: fmt.Sprintf("%s %s at %s", c.spec.Binary, hook.Version, bin)}}
+	if err != nil {
+		findings[0] = Finding{Status: Warn, What: "cannot tell where this binary is", Fix: "run it by its full path"}
+	}
+	settings := c.settings(con.Getenv, bin)
+	findings = append(findings, settings...)
+	if len(c.spec.Events) > 0 && !anyInstalled(settings) {
+		findings = append(findings, Finding{Status: Warn, What: "no agent runs " + c.spec.Binary + " yet",
+			Fix: c.spec.Binary + " install --agent claude (or codex, gemini, antigravity, cursor, copilot)"})
+	}
+	for _, check := range c.checks {
+		findings = append(findings, check(con.Getenv)...)
+	}
+	findings = append(findings, stateDir(con.Getenv, c.spec.Binary), debugLog(con.Getenv))
+	if c.Send {
+		findings = append(findings, c.send(con.Getenv, bin))
+	}
+	failed := 0
+	for _, f := range findings {
+		show(con, f)
+		if f.Status == Fail {
+			failed++
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d problem(s) to fix", failed)
+	}
+	return nil
+}
+
+var marks = map[Status]struct{ mark, color string }{
+	OK: {"ok", "\x1b[32m"}, Info: {"--", "\x1b[36m"}, Warn: {"!!", "\x1b[33m"}, Fail: {"XX", "\x1b[31m"},
+}
+
+func show(con *hook.Console, f Finding) {
+	m := marks[f.Status]
+	if con.Color {
+		fmt.Fprintf(con.Out, "%s%s\x1b[0m %s\n", m.color, m.mark, f.What)
+	} else {
+		fmt.Fprintf(con.Out, "%s %s\n", m.mark, f.What)
+	}
+	if f.Fix != "" {
+		fmt.Fprintf(con.Out, "   fix: %s\n", f.Fix)
+	}
+}
+
+// settings reports, for each agent the binary has hooks for, whether its
+// settings hold them and are current.
+func (c *doctorCmd) settings(getenv func(string) string, bin string) []Finding {
+	home, _ := os.UserHomeDir()
+	var out []Finding
+	for _, name := range AgentNames() {
+		if len(c.spec.Events[name]) == 0 {
+			continue
+		}
+		a := Agents[name]
+		install := fmt.Sprintf("%s install --agent %s", c.spec.Binary, name)
+		path, err := a.Path("user", home, "", c.spec.Binary, getenv)
+		if err != nil {
+			continue
+		}
+		data, err := os.ReadFile(path)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			out = append(out, Finding{Status: Info, What: fmt.Sprintf("%s: no hooks (%s does not exist)", name, path), Fix: install + ", if you use it"})
+			continue
+		case err != nil:
+			out = append(out, Finding{Status: Fail, What: fmt.Sprintf("%s: %v", name, err)})
+			continue
+		}
+		want, err := c.spec.Install(a, data, bin)
+		switch {
+		case err != nil:
+			out = append(out, Finding{Status: Fail, What: fmt.Sprintf("%s: %s cannot be read: %v", name, path, err), Fix: "fix the file: the agent cannot read it either"})
+		case bytes.Equal(want, data):
+			out = append(out, Finding{Status: OK, What: fmt.Sprintf("%s: hooks installed in %s", name, path)})
+		case c.spec.installedIn(a, data):
+			out = append(out, Finding{Status: Warn, What: fmt.Sprintf("%s: hooks in %s are not this binary's or not all there", name, path), Fix: install})
+		default:
+			out = append(out, Finding{Status: Info, What: fmt.Sprintf("%s: no hooks in %s", name, path), Fix: install + ", if you use it"})
+		}
+	}
+	return out
+}
+
+func anyInstalled(fs []Finding) bool {
+	for _, f := range fs {
+		if f.Status == OK || f.Status == Warn {
+			return true
+		}
+	}
+	return false
+}
+
+// installedIn reports whether data holds any hook of this binary.
+func (s Spec) installedIn(a *Agent, data []byte) bool {
+	if a.shape == file {
+		return true
+	}
+	out, err := s.Uninstall(a, data)
+	return err == nil && !bytes.Equal(out, data)
+}
+
+func stateDir(getenv func(string) string, binary string) Finding {
+	st, err := state.Open(getenv, binary)
+	if err != nil {
+		return Finding{Status: Fail, What: "state directory: " + err.Error(),
+			Fix: "remove it, or set XDG_RUNTIME_DIR to a directory of yours"}
+	}
+	return Finding{Status: OK, What: "state directory " + st.Dir()}
+}
+
+func debugLog(getenv func(string) string) Finding {
+	path := getenv(hook.EnvLog)
+	if path == "" {
+		return Finding{Status: Info, What: "no debug log (" + hook.EnvLog + " is not set here)",
+			Fix: "set " + hook.EnvLog + "=/tmp/hookwire.log where the agent runs its hooks, to see each run"}
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return Finding{Status: Fail, What: "debug log: " + err.Error(), Fix: "point " + hook.EnvLog + " at a file you can write"}
+	}
+	f.Close()
+	return Finding{Status: OK, What: "debug log " + path}
+}
+
+// send runs the binary as an agent would, with a test event, and reports
+// the debug log line it wrote.
+func (c *doctorCmd) send(getenv func(string) string, bin string) Finding {
+	dir, err := os.MkdirTemp("", "hookwire-doctor-")
+	if err != nil {
+		return Finding{Status: Fail, What: "test event: " + err.Error()}
+	}
+	defer os.RemoveAll(dir)
+	log := filepath.Join(dir, "log")
+	cmd := exec.Command(bin, c.spec.Test.Args...)
+	cmd.Env = append(os.Environ(), hook.EnvLog+"="+log, hook.EnvDryRun+"=")
+	cmd.Stdin = strings.NewReader(c.spec.Test.Stdin)
+	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		return Finding{Status: Fail, What: "test event: " + err.Error()}
+	}
+	took := time.Since(start).Round(time.Millisecond)
+	var rec struct {
+		Outcome, Error string
+		Sent           []struct{ To, Reply, Error string }
+		Notes          []string
+	}
+	b, _ := os.ReadFile(log)
+	if json.Unmarshal(b, &rec) != nil {
+		return Finding{Status: Fail, What: "test event: no record of the run"}
+	}
+	what := fmt.Sprintf("test event: %s in %v", rec.Outcome, took)
+	for _, s := range rec.Sent {
+		what += "\n   sent " + s.To
+		if s.Reply != "" {
+			what += " → " + strings.TrimSpace(s.Reply)
+		}
+	}
+	if rec.Outcome != "ok" {
+		return Finding{Status: Fail, What: what + "\n   " + rec.Error, Fix: strings.Join(rec.Notes, "; ")}
+	}
+	return Finding{Status: OK, What: what}
+}

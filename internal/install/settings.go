@@ -1,0 +1,272 @@
+package install
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+
+	"github.com/tailscale/hujson"
+)
+
+// Handlers as each shape writes them; the field order is the one people
+// write by hand.
+type (
+	handler struct {
+		Type    string `json:"type"`
+		Command string `json:"command"`
+		Timeout *int64 `json:"timeout,omitempty"`
+	}
+	group struct {
+		Matcher string    `json:"matcher,omitempty"`
+		Hooks   []handler `json:"hooks"`
+	}
+	cursorHandler struct {
+		Command string `json:"command"`
+		Timeout *int64 `json:"timeout,omitempty"`
+	}
+	copilotHandler struct {
+		Type       string `json:"type"`
+		Bash       string `json:"bash"`
+		TimeoutSec *int64 `json:"timeoutSec,omitempty"`
+	}
+	versioned struct {
+		Version int            `json:"version"`
+		Hooks   map[string]any `json:"hooks"`
+	}
+)
+
+func (a *Agent) timeout(e Entry) *int64 {
+	if e.Timeout == 0 {
+		return nil
+	}
+	n := int64(math.Ceil(float64(e.Timeout) / float64(a.unit)))
+	return &n
+}
+
+func (a *Agent) handler(e Entry) handler {
+	return handler{Type: "command", Command: e.Command, Timeout: a.timeout(e)}
+}
+
+func (a *Agent) group(e Entry) group {
+	g := group{Hooks: []handler{a.handler(e)}}
+	if e.Matched {
+		g.Matcher = "*"
+	}
+	return g
+}
+
+// Install returns the settings with spec's hooks in place of any the binary
+// had: other keys, other tools' hooks, comments and formatting stay as they
+// are, and a second run changes nothing.
+func (s Spec) Install(a *Agent, data []byte, path string) ([]byte, error) {
+	entries := s.Entries(a, path)
+	if a.shape == file {
+		return s.fileContent(a, entries), nil
+	}
+	d, err := parseDoc(data, a.strict)
+	if err != nil {
+		return nil, err
+	}
+	root := d.root.Value.(*hujson.Object)
+	switch a.shape {
+	case named:
+		body := map[string]any{}
+		for _, e := range entries {
+			if e.Matched {
+				body[e.Event] = []group{a.group(e)}
+			} else {
+				body[e.Event] = []handler{a.handler(e)}
+			}
+		}
+		key := "hookwire-" + s.Binary
+		if m := member(root, key); m == nil || !reflect.DeepEqual(value(m), roundTrip(body)) {
+			d.setMember(root, key, body, 1)
+		}
+	case nested, flat:
+		hooks, err := d.hooksObject(a, root)
+		if err != nil {
+			return nil, err
+		}
+		want := map[string]Entry{}
+		for _, e := range entries {
+			want[e.Event] = e
+		}
+		// Our entries of events no longer wanted go.
+		emptied := map[string]bool{}
+		for i := range hooks.Members {
+			if name, ok := hooks.Members[i].Name.Value.(hujson.Literal); ok {
+				if _, keep := want[name.String()]; !keep && s.removeFrom(a, &hooks.Members[i].Value) {
+					emptied[name.String()] = true
+				}
+			}
+		}
+		for _, e := range entries {
+			arr := member(hooks, e.Event)
+			if arr == nil {
+				arr = d.setMember(hooks, e.Event, []any{}, 2)
+			}
+			list, ok := arr.Value.(*hujson.Array)
+			if !ok {
+				return nil, fmt.Errorf("hooks.%s is not a list", e.Event)
+			}
+			var wantEntry any = a.group(e)
+			if a.shape == flat {
+				wantEntry = cursorHandler{Command: e.Command, Timeout: a.timeout(e)}
+			}
+			if s.current(a, list, roundTrip(wantEntry)) {
+				continue // already exactly so: leave it where it is
+			}
+			s.removeFrom(a, arr)
+			d.appendElement(list, wantEntry, 2)
+		}
+		dropEmpty(hooks, emptied)
+	}
+	return d.bytes(), nil
+}
+
+// Uninstall returns the settings without the binary's hooks.
+func (s Spec) Uninstall(a *Agent, data []byte) ([]byte, error) {
+	d, err := parseDoc(data, a.strict)
+	if err != nil {
+		return nil, err
+	}
+	root := d.root.Value.(*hujson.Object)
+	switch a.shape {
+	case named:
+		removeMember(root, "hookwire-"+s.Binary)
+	case nested, flat:
+		if hooks, ok := memberObject(root, "hooks"); ok {
+			emptied := map[string]bool{}
+			for i := range hooks.Members {
+				if s.removeFrom(a, &hooks.Members[i].Value) {
+					emptied[hooks.Members[i].Name.Value.(hujson.Literal).String()] = true
+				}
+			}
+			dropEmpty(hooks, emptied)
+		}
+	}
+	return d.bytes(), nil
+}
+
+// hooksObject finds (or makes) the object that maps events to lists.
+func (d *doc) hooksObject(a *Agent, root *hujson.Object) (*hujson.Object, error) {
+	if a.shape == flat {
+		if v := member(root, "version"); v == nil {
+			d.setMember(root, "version", 1, 1)
+		}
+	}
+	h := member(root, "hooks")
+	if h == nil {
+		h = d.setMember(root, "hooks", map[string]any{}, 1)
+	}
+	obj, ok := h.Value.(*hujson.Object)
+	if !ok {
+		return nil, fmt.Errorf(`"hooks" is not an object`)
+	}
+	return obj, nil
+}
+
+func memberObject(obj *hujson.Object, key string) (*hujson.Object, bool) {
+	m := member(obj, key)
+	if m == nil {
+		return nil, false
+	}
+	o, ok := m.Value.(*hujson.Object)
+	return o, ok
+}
+
+// current reports whether list holds our entry exactly as wanted, once,
+// and no other entry of ours.
+func (s Spec) current(a *Agent, list *hujson.Array, want any) bool {
+	found := 0
+	for i := range list.Elements {
+		if !s.ownsEntry(a, value(&list.Elements[i])) {
+			continue
+		}
+		if !reflect.DeepEqual(value(&list.Elements[i]), want) {
+			return false
+		}
+		found++
+	}
+	return found == 1
+}
+
+// ownsEntry reports whether a list element is ours: a Cursor handler with
+// our command, or a group whose handlers are all ours.
+func (s Spec) ownsEntry(a *Agent, v any) bool {
+	m, _ := v.(map[string]any)
+	if a.shape == flat {
+		c, _ := m["command"].(string)
+		return s.owns(c)
+	}
+	hs, _ := m["hooks"].([]any)
+	if len(hs) == 0 {
+		return false
+	}
+	for _, h := range hs {
+		c, _ := h.(map[string]any)["command"].(string)
+		if !s.owns(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// removeFrom drops our handlers from an event's list: whole entries that
+// are ours, and our handlers inside groups shared with other tools. It
+// reports whether anything was removed.
+func (s Spec) removeFrom(a *Agent, list *hujson.Value) bool {
+	arr, ok := list.Value.(*hujson.Array)
+	if !ok {
+		return false
+	}
+	removed := removeElements(arr, func(i int) bool { return s.ownsEntry(a, value(&arr.Elements[i])) }) > 0
+	if a.shape != nested {
+		return removed
+	}
+	for i := range arr.Elements {
+		g, ok := arr.Elements[i].Value.(*hujson.Object)
+		if !ok {
+			continue
+		}
+		if hs := member(g, "hooks"); hs != nil {
+			if inner, ok := hs.Value.(*hujson.Array); ok {
+				removed = removeElements(inner, func(j int) bool {
+					c, _ := value(&inner.Elements[j]).(map[string]any)["command"].(string)
+					return s.owns(c)
+				}) > 0 || removed
+			}
+		}
+	}
+	return removed
+}
+
+// dropEmpty removes the events that our removals left with no hooks (an
+// empty list someone else wrote stays).
+func dropEmpty(hooks *hujson.Object, emptied map[string]bool) {
+	for name := range emptied {
+		if arr, ok := member(hooks, name).Value.(*hujson.Array); ok && len(arr.Elements) == 0 {
+			removeMember(hooks, name)
+		}
+	}
+}
+
+// fileContent is a Copilot hooks file of our own.
+func (s Spec) fileContent(a *Agent, entries []Entry) []byte {
+	hooks := map[string]any{}
+	for _, e := range entries {
+		hooks[e.Event] = []copilotHandler{{Type: "command", Bash: e.Command, TimeoutSec: a.timeout(e)}}
+	}
+	b, _ := json.MarshalIndent(versioned{Version: 1, Hooks: hooks}, "", "  ")
+	return append(b, '\n')
+}
+
+// roundTrip is v as encoding/json decodes it, to compare with a document's.
+func roundTrip(v any) any {
+	b, _ := json.Marshal(v)
+	var out any
+	json.NewDecoder(bytes.NewReader(b)).Decode(&out)
+	return out
+}

@@ -1,0 +1,63 @@
+package pulse
+
+import (
+	"context"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/hookwire/hookwire/internal/install"
+	"github.com/hookwire/hookwire/internal/transport"
+)
+
+// claudeHooks are the events pulse-claude is installed on, per agent: every
+// one that changes what the bar shows. Gemini's AfterModel is left out: it
+// fires on every streamed chunk.
+var claudeHooks = install.Spec{
+	Binary:  "pulse-claude",
+	Timeout: 10 * time.Second,
+	Events: map[string][]string{
+		"claude": {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure",
+			"PermissionRequest", "Notification", "Stop", "StopFailure", "PreCompact", "SessionEnd"},
+		"codex": {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PermissionRequest",
+			"Stop", "StopFailure", "PreCompact", "SessionEnd"},
+		"gemini":      {"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "Notification", "AfterAgent", "PreCompress", "SessionEnd"},
+		"antigravity": {"SessionStart", "PreInvocation", "PreToolUse", "PostToolUse", "Stop"},
+		"cursor":      {"sessionStart", "beforeSubmitPrompt", "preToolUse", "postToolUse", "postToolUseFailure", "stop", "preCompact", "sessionEnd"},
+		"copilot": {"sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "permissionRequest",
+			"notification", "agentStop", "errorOccurred", "sessionEnd"},
+	},
+	// The reference adapter this binary replaces.
+	Legacy: []string{"claude-companion/hooks/pulse.py"},
+	Test: install.Test{Args: []string{"idle"},
+		Stdin: `{"session_id":"hookwire-doctor","hook_event_name":"SessionStart","cwd":"/"}`},
+}
+
+// emitHooks: pulse-emit is for scripts and CI, not agents' hooks.
+var emitHooks = install.Spec{Binary: "pulse-emit", Test: install.Test{Args: []string{"idle", "hookwire-doctor"}}}
+
+// noctaliaCheck is doctor's look at the target: noctalia on PATH, the shell
+// answering, the plugin present.
+func noctaliaCheck(getenv func(string) string) []install.Finding {
+	path, err := exec.LookPath("noctalia")
+	if err != nil {
+		return []install.Finding{{Status: install.Fail, What: "noctalia is not on PATH",
+			Fix: "install noctalia (the Wayland shell) or add it to PATH for the agent"}}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	reply, err := transport.Command{Argv: []string{"noctalia", "msg", "plugins", "list"}}.Do(ctx)
+	out := string(reply.Body)
+	switch {
+	case strings.Contains(out, "not running"):
+		return []install.Finding{{Status: install.Fail, What: "noctalia (" + path + ") is not running", Fix: "start noctalia"}}
+	case err != nil:
+		return []install.Finding{{Status: install.Fail, What: "noctalia (" + path + ") did not answer: " + err.Error(), Fix: "check that noctalia runs in this session (WAYLAND_DISPLAY)"}}
+	}
+	plugin, _, _ := strings.Cut(Target(getenv), ":")
+	if !strings.Contains(out, plugin) {
+		return []install.Finding{{Status: install.Warn, What: "noctalia answers, but does not list the plugin " + plugin,
+			Fix: "install the claude-companion plugin and enable it: noctalia msg plugins enable " + plugin}}
+	}
+	return []install.Finding{{Status: install.OK, What: "noctalia answers, and has the plugin " + plugin}}
+}

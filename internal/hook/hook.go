@@ -264,7 +264,11 @@ func (inv *Invocation) run(args []string) int {
 		}
 	}
 	if interactive[kctx.Command()] || interactive[firstWord(strings.Fields(kctx.Command()))] {
+		// A person waits for it: no hook deadline, no watchdog.
 		inv.interactive = true
+		inv.mu.Lock()
+		inv.watchdog.Stop()
+		inv.mu.Unlock()
 		if err := kctx.Run(console); err != nil {
 			fmt.Fprintf(inv.stderr, "%s: %v\n", inv.bin.Name, err)
 			return 1

@@ -26,8 +26,11 @@ type fake struct {
 	ln   net.Listener
 	got  string // record file
 
-	mu      sync.Mutex
-	mode    mode
+	mu   sync.Mutex
+	mode mode
+	// respond, when set, answers HTTP requests as a modelled daemon does,
+	// unless the mode sets the status or the body.
+	respond func(req *http.Request, body []byte) (status int, reply string)
 	records int
 	arrived chan struct{} // closed and replaced on each record
 	wg      sync.WaitGroup
@@ -47,6 +50,7 @@ type mode struct {
 	auth    string        // HTTP: answer 401 unless "Authorization: Bearer <auth>"
 	ctype   string        // HTTP: Content-Type of the answer
 	headers []string      // HTTP: extra answer headers, "Name: value"
+	fixed   bool          // status or body was given
 }
 
 func parseMode(words []string) (mode, error) {
@@ -60,9 +64,9 @@ func parseMode(words []string) (mode, error) {
 			if err != nil {
 				return m, fmt.Errorf("status=%q: %v", val, err)
 			}
-			m.status = n
+			m.status, m.fixed = n, true
 		case "body", "reply":
-			m.body = val
+			m.body, m.fixed = val, true
 		case "silent":
 			m.silent = true
 		case "hang":
@@ -108,6 +112,11 @@ func lookup(ts *testscript.TestScript, name string) *fake {
 }
 
 func start(ts *testscript.TestScript, name, network, addr string, isHTTP bool, words []string) *fake {
+	return startWith(ts, name, network, addr, isHTTP, words, nil)
+}
+
+// startWith is start, with init run on the fake before it serves.
+func startWith(ts *testscript.TestScript, name, network, addr string, isHTTP bool, words []string, init func(*fake)) *fake {
 	m, err := parseMode(words)
 	if err != nil {
 		ts.Fatalf("%v", err)
@@ -138,6 +147,9 @@ func start(ts *testscript.TestScript, name, network, addr string, isHTTP bool, w
 		delete(fakes[ts], name)
 		fakesMu.Unlock()
 	})
+	if init != nil {
+		init(f)
+	}
 	go f.serve()
 	return f
 }
@@ -208,13 +220,13 @@ func (f *fake) serveHTTP(conn net.Conn, m mode) {
 		return
 	}
 	head := raw.Len() // what the bufio reader consumed so far may include body bytes
-	body, _ := io.ReadAll(req.Body)
+	reqBody, _ := io.ReadAll(req.Body)
 	all := raw.Bytes()
 	if i := bytes.Index(all, []byte("\r\n\r\n")); i >= 0 {
 		head = i + 4
 	}
 	rec := bytes.ReplaceAll(all[:head], []byte("\r\n"), []byte("\n"))
-	rec = append(append(rec, body...), '\n')
+	rec = append(append(rec, reqBody...), '\n')
 	f.record(rec)
 
 	f.answer(m, func() {
@@ -223,6 +235,9 @@ func (f *fake) serveHTTP(conn net.Conn, m mode) {
 			return
 		}
 		status, body := m.status, m.body
+		if f.respond != nil && !m.fixed {
+			status, body = f.respond(req, reqBody)
+		}
 		if m.auth != "" && req.Header.Get("Authorization") != "Bearer "+m.auth {
 			status, body = 401, `{"error":"unauthorized"}`
 		}

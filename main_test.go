@@ -12,14 +12,16 @@ import (
 	"github.com/hookwire/hookwire/internal/hook"
 	"github.com/hookwire/hookwire/internal/pulse"
 	"github.com/hookwire/hookwire/internal/testkit"
+	"github.com/hookwire/hookwire/internal/trailboss"
 )
 
 // binaries is the suite. A new binary joins the golden tests, the hostile
 // input matrix and the latency benchmark by adding a row here and one in
 // hostileTargets.
 var binaries = map[string]func() hook.Binary{
-	"pulse-emit":   pulse.Emit,
-	"pulse-claude": pulse.Claude,
+	"pulse-emit":     pulse.Emit,
+	"pulse-claude":   pulse.Claude,
+	"trailboss-hook": trailboss.Hook,
 }
 
 // raceOptions stops a -race build from sleeping a second at exit (its
@@ -59,7 +61,8 @@ func TestScript(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			// Nothing from the developer's own setup leaks in.
 			for _, k := range []string{"PULSE_TARGET", "PULSE_PID", "PULSE_DRYRUN", "PULSE_LOG",
-				"NOCTALIA_PULSE_DRYRUN", "TMUX_PANE", "XDG_RUNTIME_DIR"} {
+				"NOCTALIA_PULSE_DRYRUN", "TMUX_PANE", "XDG_RUNTIME_DIR",
+				"TRAILBOSS_URL", "TRAILBOSS_DAEMON_URL", "CLAUDE_CODE_SESSION_ID"} {
 				env.Setenv(k, "")
 			}
 			// PATH holds the suite and nothing else, so that a real noctalia

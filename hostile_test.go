@@ -40,6 +40,12 @@ var hostileTargets = map[string]hostileTarget{
 		setup:     noctaliaTarget,
 		delivered: noctaliaDelivered,
 	},
+	"trailboss-hook": {
+		args:        []string{"Stop"}, // the event named as Antigravity's hooks.json must
+		unknownArgs: []string{"NoSuchEvent"},
+		setup:       trailbossTarget, // trailboss_test.go
+		delivered:   trailbossDelivered,
+	},
 }
 
 func noctaliaDelivered(dir string) int {

@@ -82,7 +82,7 @@ type daemon struct {
 
 // deliver sends e, after whatever the spool holds.
 func (d *daemon) deliver(e Event) result {
-	body, _ := e.MarshalJSON()
+	body := e.Encode()
 	if d.store == nil {
 		return d.post(body)
 	}

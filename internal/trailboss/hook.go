@@ -44,7 +44,8 @@ Environment:
   PULSE_DRYRUN          print the requests instead of sending them
   PULSE_LOG             append one JSON line per run to this file
 
-Always exits 0; prints nothing unless in dry-run.`,
+Always exits 0; prints nothing unless in dry-run (but {} on Copilot CLI's
+permission hook, which fails closed without JSON).`,
 		CLI: &hookCLI{},
 	}
 }
@@ -66,6 +67,13 @@ const (
 
 func (c *hookCLI) Run(inv *hook.Invocation) error {
 	ev := inv.Event(c.Agent, c.Args)
+	if ev.Kind == agent.Unknown && len(c.Args) > 0 && agent.Lookup(c.Args[0]) != agent.Unknown {
+		// The payload names an event nobody knows (a new hook, garbage):
+		// the settings line's own argument says what it is.
+		ev.Kind = agent.Lookup(c.Args[0])
+		inv.Notef("taking the argument %q: %s", c.Args[0], ev.Kind)
+		inv.Observe(ev)
+	}
 	if ev.Agent == agent.Copilot && ev.Kind == agent.Permission {
 		// Copilot CLI fails closed on a permission hook that prints no JSON:
 		// {} is "no decision", and its own prompt shows.

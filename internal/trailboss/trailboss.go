@@ -68,10 +68,11 @@ type Event struct {
 	Timestamp      int64 // Unix milliseconds
 }
 
-// MarshalJSON writes exactly the fields of the event's type, in the order of
-// the daemon's types.ts, every string present. Characters are not
-// HTML-escaped, as JavaScript's JSON.stringify does not escape them.
-func (e Event) MarshalJSON() ([]byte, error) {
+// Encode writes exactly the fields of the event's type, in the order of the
+// daemon's types.ts, every string present. Characters are not HTML-escaped,
+// as JavaScript's JSON.stringify does not escape them (and so it is not a
+// MarshalJSON, whose output encoding/json would escape).
+func (e Event) Encode() []byte {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -92,7 +93,7 @@ func (e Event) MarshalJSON() ([]byte, error) {
 		field(",", "message", e.Message)
 	}
 	b.WriteString(`,"timestamp":` + strconv.FormatInt(e.Timestamp, 10) + "}")
-	return b.Bytes(), nil
+	return b.Bytes()
 }
 
 // needsPane: the daemon routes a stuck session to its pane, and registers a

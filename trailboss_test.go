@@ -6,7 +6,9 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -71,4 +73,32 @@ func trailbossLatencyTarget(b *testing.B) []string {
 	go srv.Serve(ln)
 	b.Cleanup(func() { srv.Close() })
 	return []string{"TRAILBOSS_URL=http://" + ln.Addr().String(), "TMUX_PANE=%1"}
+}
+
+// Claude Code runs the hooks of parallel tool calls at once: 16
+// PermissionRequests of one session, started together, queue it once. A
+// second stuck would move it to the back of the queue.
+func TestTrailBossConcurrent(t *testing.T) {
+	t.Parallel()
+	bin, err := testkit.BuildSuite(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	env := append(baseEnv(dir), trailbossTarget(t, dir, "ok")...)
+	payload := `{"session_id":"s1","cwd":"/tmp","hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"make"}}`
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Go(func() {
+			cmd := exec.Command(filepath.Join(bin, "trailboss-hook"))
+			cmd.Env, cmd.Stdin = env, strings.NewReader(payload)
+			if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
+				t.Errorf("exit %v, output %q", err, out)
+			}
+		})
+	}
+	wg.Wait()
+	if n := trailbossDelivered(dir); n != 1 {
+		t.Errorf("the daemon got %d stuck events, want 1", n)
+	}
 }

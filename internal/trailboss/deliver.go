@@ -190,13 +190,14 @@ var header = http.Header{"Content-Type": {"application/json"}}
 
 // post sends one event, once.
 func (d *daemon) post(body []byte) result {
-	reply, err := d.inv.Send(httpsend.Request{URL: d.url, Header: header, Body: body,
+	// An error is in the log already; what matters here is whether the
+	// daemon answered at all.
+	reply, _ := d.inv.Send(httpsend.Request{URL: d.url, Header: header, Body: body,
 		MaxReply: 4 << 10, AllowRemote: d.allowRemote})
 	switch {
 	case d.inv.DryRun():
 		return printed
 	case reply.Status == 0:
-		_ = err // no answer at all: already in the log, and the caller keeps the event
 		return unreachable
 	case reply.Status == http.StatusOK:
 		if !bytes.Equal(bytes.TrimSpace(reply.Body), []byte(`{"ok":true}`)) {

@@ -26,15 +26,16 @@ type fake struct {
 	ln   net.Listener
 	got  string // record file
 
-	mu   sync.Mutex
-	mode mode
-	// respond, when set, answers HTTP requests as a modelled daemon does,
-	// unless the mode sets the status or the body.
-	respond func(req *http.Request, body []byte) (status int, reply string)
+	mu      sync.Mutex
+	mode    mode
 	records int
 	arrived chan struct{} // closed and replaced on each record
 	wg      sync.WaitGroup
 	quit    chan struct{}
+
+	// respond, when set, answers HTTP requests as a modelled daemon does,
+	// unless the mode sets the status or the body.
+	respond func(req *http.Request, body []byte) (status int, reply string)
 }
 
 // mode is how a fake answers. The zero mode answers like a healthy target.
@@ -220,13 +221,13 @@ func (f *fake) serveHTTP(conn net.Conn, m mode) {
 		return
 	}
 	head := raw.Len() // what the bufio reader consumed so far may include body bytes
-	reqBody, _ := io.ReadAll(req.Body)
+	body, _ := io.ReadAll(req.Body)
 	all := raw.Bytes()
 	if i := bytes.Index(all, []byte("\r\n\r\n")); i >= 0 {
 		head = i + 4
 	}
 	rec := bytes.ReplaceAll(all[:head], []byte("\r\n"), []byte("\n"))
-	rec = append(append(rec, reqBody...), '\n')
+	rec = append(append(rec, body...), '\n')
 	f.record(rec)
 
 	f.answer(m, func() {
@@ -234,10 +235,10 @@ func (f *fake) serveHTTP(conn net.Conn, m mode) {
 			conn.Write([]byte("\x00\xffthis is not HTTP\r\n\r\n"))
 			return
 		}
-		status, body := m.status, m.body
 		if f.respond != nil && !m.fixed {
-			status, body = f.respond(req, reqBody)
+			m.status, m.body = f.respond(req, body)
 		}
+		status, body := m.status, m.body
 		if m.auth != "" && req.Header.Get("Authorization") != "Bearer "+m.auth {
 			status, body = 401, `{"error":"unauthorized"}`
 		}

@@ -13,18 +13,20 @@ import (
 // Commands returns the custom testscript commands.
 func Commands() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
 	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
-		"fake-noctalia":      cmdFakeNoctalia,
-		"fake-sock":          cmdFakeSock,
-		"fake-http":          cmdFakeHTTP,
-		"fake-http-unix":     cmdFakeHTTPUnix,
-		"fake-mode":          cmdFakeMode,
-		"fake-stop":          cmdFakeStop,
-		"got":                cmdGot,
-		"cmpjson":            cmdCmpJSON,
-		"dead":               cmdDead,
-		"append":             cmdAppend,
-		"sleep":              cmdSleep,
-		"claude-session":     cmdClaudeSession,
+		"fake-noctalia":  cmdFakeNoctalia,
+		"fake-sock":      cmdFakeSock,
+		"fake-http":      cmdFakeHTTP,
+		"fake-http-unix": cmdFakeHTTPUnix,
+		"fake-mode":      cmdFakeMode,
+		"fake-stop":      cmdFakeStop,
+		"got":            cmdGot,
+		"cmpjson":        cmdCmpJSON,
+		"dead":           cmdDead,
+		"append":         cmdAppend,
+		"sleep":          cmdSleep,
+		"claude-session": cmdClaudeSession,
+
+		// The modelled Trail Boss daemon (trailboss.go).
 		"fake-trailboss":     cmdFakeTrailBoss,
 		"trailboss-queue":    cmdTrailBossQueue,
 		"trailboss-sessions": cmdTrailBossSessions,

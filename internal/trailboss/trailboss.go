@@ -7,10 +7,12 @@
 //	registered: {type, sessionId, paneId, cwd, transcriptPath, timestamp}
 //	ended:      {type, sessionId, timestamp}
 //
-// The daemon's HTTP layer checks only the type; its SQLite schema is
-// stricter (pane, cwd and transcript path are NOT NULL, so a stuck or
-// registered event missing one fails with a 500), so every field is always
-// sent as a string, "" when unknown. timestamp is Unix milliseconds: the
+// The daemon's HTTP layer checks only the type (its contract document says
+// each type's fields are validated; its code, which is followed here, does
+// not, and words the error "Missing or invalid event type"). Its SQLite
+// schema is stricter (pane, cwd and transcript path are NOT NULL, so a stuck
+// or registered event missing one fails with a 500), so every field is
+// always sent as a string, "" when unknown. timestamp is Unix milliseconds: the
 // daemon's reconcile loop compares it with the transcript's ISO times, and a
 // time in seconds would be dequeued within 5 s.
 package trailboss

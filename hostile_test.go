@@ -50,6 +50,12 @@ var hostileTargets = map[string]hostileTarget{
 		delivered:    func(dir string) int { return lines(filepath.Join(dir, "coucou.got")) },
 		needsPayload: true,
 	},
+	"trailboss-hook": {
+		args:        []string{"Stop"}, // the event named as Antigravity's hooks.json must
+		unknownArgs: []string{"NoSuchEvent"},
+		setup:       trailbossTarget, // trailboss_test.go
+		delivered:   trailbossDelivered,
+	},
 }
 
 func lines(path string) int {

@@ -36,6 +36,11 @@ var latencyTargets = map[string]func(b *testing.B, bin, dir string) (env []strin
 			`","cwd":"/tmp","last_assistant_message":"All tests pass."}`
 		return tinyNoctalia(b, bin, dir), stdin
 	},
+	"trailboss-hook": func(b *testing.B, bin, dir string) ([]string, string) {
+		// A prompt, which always sends (unstuck), to a daemon in this
+		// process that answers at once.
+		return trailbossLatencyTarget(b), `{"session_id":"d63ac083-c016-4a5e-9d4f-0d0b1f7e2a11","hook_event_name":"UserPromptSubmit","cwd":"/tmp","prompt":"go on"}`
+	},
 }
 
 // tinyNoctalia puts a noctalia on PATH that is a tiny static program

@@ -15,6 +15,7 @@ import (
 	"github.com/hookwire/hookwire/internal/hook"
 	"github.com/hookwire/hookwire/internal/pulse"
 	"github.com/hookwire/hookwire/internal/testkit"
+	"github.com/hookwire/hookwire/internal/trailboss"
 	"github.com/hookwire/hookwire/internal/transport"
 )
 
@@ -22,9 +23,10 @@ import (
 // input matrix and the latency benchmark by adding a row here and one in
 // hostileTargets.
 var binaries = map[string]func() hook.Binary{
-	"pulse-emit":   pulse.Emit,
-	"pulse-claude": pulse.Claude,
-	"nb-hook":      coucou.Relay,
+	"pulse-emit":     pulse.Emit,
+	"pulse-claude":   pulse.Claude,
+	"nb-hook":        coucou.Relay,
+	"trailboss-hook": trailboss.Hook,
 }
 
 // raceOptions stops a -race build from sleeping a second at exit (its
@@ -77,7 +79,8 @@ func TestScript(t *testing.T) {
 				"NOCTALIA_PULSE_DRYRUN", "TMUX_PANE", "XDG_RUNTIME_DIR", "COUCOU_SOCKET",
 				"COUCOU_DECISION_TIMEOUT", "TERM_PROGRAM", "ITERM_SESSION_ID", "TERM_SESSION_ID",
 				"__CFBundleIdentifier", "TERMINAL_EMULATOR", "WT_SESSION", "VSCODE_PID",
-				"CLAUDE_CODE_SSE_PORT", "CLAUDE_CODE_ENTRYPOINT", "GEMINI_SESSION_ID"} {
+				"CLAUDE_CODE_SSE_PORT", "CLAUDE_CODE_ENTRYPOINT", "GEMINI_SESSION_ID",
+				"TRAILBOSS_URL", "TRAILBOSS_DAEMON_URL", "CLAUDE_CODE_SESSION_ID"} {
 				env.Setenv(k, "")
 			}
 			// PATH holds the suite and nothing else, so that a real noctalia

@@ -32,6 +32,10 @@ type fake struct {
 	arrived chan struct{} // closed and replaced on each record
 	wg      sync.WaitGroup
 	quit    chan struct{}
+
+	// respond, when set, answers HTTP requests as a modelled daemon does,
+	// unless the mode sets the status or the body.
+	respond func(req *http.Request, body []byte) (status int, reply string)
 }
 
 // mode is how a fake answers. The zero mode answers like a healthy target.
@@ -47,6 +51,7 @@ type mode struct {
 	auth    string        // HTTP: answer 401 unless "Authorization: Bearer <auth>"
 	ctype   string        // HTTP: Content-Type of the answer
 	headers []string      // HTTP: extra answer headers, "Name: value"
+	fixed   bool          // status or body was given
 }
 
 func parseMode(words []string) (mode, error) {
@@ -60,9 +65,9 @@ func parseMode(words []string) (mode, error) {
 			if err != nil {
 				return m, fmt.Errorf("status=%q: %v", val, err)
 			}
-			m.status = n
+			m.status, m.fixed = n, true
 		case "body", "reply":
-			m.body = val
+			m.body, m.fixed = val, true
 		case "silent":
 			m.silent = true
 		case "hang":
@@ -108,6 +113,11 @@ func lookup(ts *testscript.TestScript, name string) *fake {
 }
 
 func start(ts *testscript.TestScript, name, network, addr string, isHTTP bool, words []string) *fake {
+	return startWith(ts, name, network, addr, isHTTP, words, nil)
+}
+
+// startWith is start, with init run on the fake before it serves.
+func startWith(ts *testscript.TestScript, name, network, addr string, isHTTP bool, words []string, init func(*fake)) *fake {
 	m, err := parseMode(words)
 	if err != nil {
 		ts.Fatalf("%v", err)
@@ -138,6 +148,9 @@ func start(ts *testscript.TestScript, name, network, addr string, isHTTP bool, w
 		delete(fakes[ts], name)
 		fakesMu.Unlock()
 	})
+	if init != nil {
+		init(f)
+	}
 	go f.serve()
 	return f
 }
@@ -221,6 +234,9 @@ func (f *fake) serveHTTP(conn net.Conn, m mode) {
 		if m.garbage {
 			conn.Write([]byte("\x00\xffthis is not HTTP\r\n\r\n"))
 			return
+		}
+		if f.respond != nil && !m.fixed {
+			m.status, m.body = f.respond(req, body)
 		}
 		status, body := m.status, m.body
 		if m.auth != "" && req.Header.Get("Authorization") != "Bearer "+m.auth {

@@ -25,5 +25,11 @@ func Commands() map[string]func(ts *testscript.TestScript, neg bool, args []stri
 		"append":         cmdAppend,
 		"sleep":          cmdSleep,
 		"claude-session": cmdClaudeSession,
+
+		// The modelled Trail Boss daemon (trailboss.go).
+		"fake-trailboss":     cmdFakeTrailBoss,
+		"trailboss-queue":    cmdTrailBossQueue,
+		"trailboss-sessions": cmdTrailBossSessions,
+		"repeat":             cmdRepeat,
 	}
 }

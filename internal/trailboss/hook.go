@@ -1,0 +1,246 @@
+package trailboss
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"strings"
+	"time"
+
+	"github.com/alecthomas/kong"
+
+	"github.com/hookwire/hookwire/internal/agent"
+	"github.com/hookwire/hookwire/internal/hook"
+	"github.com/hookwire/hookwire/internal/state"
+	"github.com/hookwire/hookwire/internal/transcript"
+)
+
+// Hook is trailboss-hook: any agent's hook events to the Trail Boss queue.
+func Hook() hook.Binary {
+	return hook.Binary{
+		Name: Name,
+		Help: `Put a coding agent's session in the Trail Boss queue while it waits on you.
+
+Reads the hook JSON on stdin (Claude Code, Gemini CLI, Antigravity, Codex,
+Cursor, Copilot CLI; Codex's notify JSON as the last argument) and POSTs one
+normalized event to the Trail Boss daemon:
+
+  session start             registered
+  turn end, error           stuck (stopped), with the last assistant message
+  permission request        stuck (permission), with the tool and its input
+  prompt                    unstuck
+  tool start or end         unstuck, when the session is stuck
+  session end               ended
+
+A session already stuck for the same reason is not sent again (it would lose
+its place in the queue). Stuck and registered need the tmux pane (TMUX_PANE).
+Events the daemon misses while it is down are replayed, in order, once it is
+back (up to 256 events, 10 minutes old).
+
+Environment:
+  TRAILBOSS_DAEMON_URL  the endpoint (default http://127.0.0.1:4000/event/normalized)
+  TRAILBOSS_URL         the daemon's base URL, when TRAILBOSS_DAEMON_URL is unset
+  TMUX_PANE             the pane, set by tmux
+  PULSE_DRYRUN          print the requests instead of sending them
+  PULSE_LOG             append one JSON line per run to this file
+
+Always exits 0; prints nothing unless in dry-run (but {} on Copilot CLI's
+permission hook, which fails closed without JSON).`,
+		CLI: &hookCLI{},
+	}
+}
+
+type hookCLI struct {
+	Args        []string         `arg:"" optional:"" help:"The event name, when the payload names none (Antigravity). Codex's notify program appends its JSON here."`
+	Agent       string           `help:"The agent, when its payload does not say (gemini, codex, antigravity, cursor, copilot)."`
+	AllowRemote bool             `name:"allow-remote" help:"Send to a Trail Boss URL whose host is not this machine."`
+	Version     kong.VersionFlag `help:"Print the version."`
+}
+
+// Time limits inside the runtime's deadline.
+const (
+	// lockBudget bounds the wait for a parallel hook of the same session.
+	lockBudget = time.Second
+	// staleAfter is when a session's state is assumed abandoned.
+	staleAfter = 7 * 24 * time.Hour
+)
+
+func (c *hookCLI) Run(inv *hook.Invocation) error {
+	ev := inv.Event(c.Agent, c.Args)
+	if ev.Kind == agent.Unknown && len(c.Args) > 0 && agent.Lookup(c.Args[0]) != agent.Unknown {
+		// The payload names an event nobody knows (a new hook, garbage):
+		// the settings line's own argument says what it is.
+		ev.Kind = agent.Lookup(c.Args[0])
+		inv.Notef("taking the argument %q: %s", c.Args[0], ev.Kind)
+		inv.Observe(ev)
+	}
+	if ev.Agent == agent.Copilot && ev.Kind == agent.Permission {
+		// Copilot CLI fails closed on a permission hook that prints no JSON:
+		// {} is "no decision", and its own prompt shows.
+		inv.Reply([]byte("{}\n"))
+	}
+	act, ok := actions[ev.Kind]
+	if !ok {
+		if ev.Kind != agent.Unknown {
+			inv.Skip("%s: no change in the Trail Boss queue", ev.Kind)
+		}
+		return nil
+	}
+
+	pane := inv.Getenv(EnvPane)
+	session := ev.Session
+	if session == "" && (ev.Agent == agent.Claude || ev.Agent == agent.Generic) {
+		// Claude Code also puts the session in its hooks' environment.
+		session = inv.Getenv(EnvClaudeSession)
+	}
+	if session == "" {
+		// Not the pane: the daemon deletes a session named after a pane
+		// (its bootstrap rows) when a real one stucks there.
+		inv.Skip("%s not sent: no session id in the payload", act.typ)
+		return nil
+	}
+	if needsPane(act.typ) && pane == "" {
+		inv.Skip("%s not sent: not inside tmux (TMUX_PANE is unset), and Trail Boss routes by pane", act.typ)
+		return nil
+	}
+	endpoint, err := Endpoint(inv.Getenv, c.AllowRemote)
+	if err != nil {
+		return err
+	}
+
+	store, err := state.Open(inv.Getenv, Name)
+	if err != nil {
+		inv.Notef("state: %v: no spool, and a repeated stuck is sent again", err)
+		store = nil
+	}
+	s := sessionState{inv: inv, store: store, name: state.Key(session) + ".stuck"}
+	if act.ifStuck {
+		// Most tool calls: one failed open, and nothing else.
+		if store == nil {
+			inv.Skip("%s: whether the session is stuck is unknown without state: nothing sent", ev.Kind)
+			return nil
+		}
+		if s.reason() == "" {
+			inv.Skip("%s: the session is not stuck: nothing to send", ev.Kind)
+			return nil
+		}
+	}
+	if act.typ == Registered && store != nil {
+		store.GC(staleAfter)
+	}
+	release := s.lock()
+	defer release()
+
+	e := Event{Type: act.typ, SessionID: session, Timestamp: now().UnixMilli()}
+	if needsPane(act.typ) {
+		e.PaneID, e.Cwd, e.TranscriptPath = pane, ev.Cwd, ev.Transcript
+	}
+	was := s.reason()
+	switch {
+	case act.ifStuck && was == "":
+		inv.Skip("%s: the session is no longer stuck: nothing to send", ev.Kind)
+		return nil
+	case act.typ == Stuck && was == act.reason:
+		inv.Skip("already stuck (%s): not sent again, which would move the session to the back of the queue", was)
+		return nil
+	case act.typ == Stuck:
+		e.Reason, e.Message = act.reason, message(inv, ev)
+	}
+
+	d := daemon{inv: inv, url: endpoint, allowRemote: c.AllowRemote, store: store}
+	r := d.deliver(e)
+	switch {
+	case r == printed:
+	case act.typ == Ended:
+		s.forget() // the session is over, whatever the daemon says
+	case r.landed() && act.typ == Stuck:
+		s.set(act.reason)
+	case r.landed() && act.typ == Unstuck:
+		s.forget()
+	}
+	if r == refused {
+		return errors.New("the daemon refused the event (see the notes)")
+	}
+	return nil
+}
+
+// message is a stuck event's text.
+func message(inv *hook.Invocation, ev agent.Event) string {
+	switch ev.Kind {
+	case agent.Permission:
+		return PermissionMessage(ev.Tool, ev.ToolInput)
+	case agent.Error:
+		return ErrorMessage(ev)
+	}
+	msg := ev.Message
+	if strings.TrimSpace(msg) == "" && ev.Transcript != "" {
+		// Older agents send no last message: the transcript's tail has it.
+		text, found, err := transcript.LastAssistantText(ev.Transcript, transcript.TailLimits{})
+		switch {
+		case err != nil && !errors.Is(err, fs.ErrNotExist):
+			inv.Notef("transcript: %v", err)
+		case err != nil:
+			inv.Notef("no last assistant message, and the transcript %s does not exist", ev.Transcript)
+		case !found:
+			inv.Notef("no last assistant message, and none at the end of the transcript")
+		default:
+			inv.Notef("the last assistant message was read from the transcript")
+			msg = text
+		}
+	}
+	return StoppedMessage(msg)
+}
+
+// sessionState is what the hook remembers of one session between calls:
+// whether it is stuck, and why. It keeps the queue still: a second stuck
+// for the same reason would move the session to the back of the FIFO.
+type sessionState struct {
+	inv   *hook.Invocation
+	store *state.Store // nil: nothing is remembered
+	name  string
+}
+
+// reason is why the session is stuck, or "".
+func (s sessionState) reason() string {
+	if s.store == nil {
+		return ""
+	}
+	b, err := s.store.Read(s.name)
+	if err != nil {
+		s.inv.Notef("state: %v", err)
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// lock serializes the parallel hooks of one session (Claude Code runs the
+// hooks of parallel tool calls at once). One that waits too long goes on
+// without it: a delivery matters more than a repeated stuck.
+func (s sessionState) lock() (release func()) {
+	if s.store == nil {
+		return func() {}
+	}
+	ctx, cancel := context.WithTimeout(s.inv.Context(), lockBudget)
+	defer cancel()
+	release, err := s.store.Lock(ctx, s.name)
+	if err != nil {
+		s.inv.Notef("another hook of this session held its state past %v: going on without it", lockBudget)
+		return func() {}
+	}
+	return release
+}
+
+func (s sessionState) set(reason string) {
+	if s.store != nil && !s.inv.DryRun() {
+		if err := s.store.Write(s.name, []byte(reason+"\n")); err != nil {
+			s.inv.Notef("state: %v", err)
+		}
+	}
+}
+
+func (s sessionState) forget() {
+	if s.store != nil && !s.inv.DryRun() {
+		if err := s.store.Remove(s.name); err != nil {
+			s.inv.Notef("state: %v", err)
+		}
+	}
+}

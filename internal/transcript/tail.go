@@ -1,0 +1,261 @@
+package transcript
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// TailLimits bound LastAssistantText's read from the end of a transcript. A
+// zero field takes its default.
+type TailLimits struct {
+	// Window is the size of each read, going backwards: 64 KiB.
+	Window int
+	// MaxLine is the longest line read: 16 MiB. A longer line ends the search,
+	// since what it was cannot be told without reading it all.
+	MaxLine int
+	// MaxRead bounds the bytes read in all: 32 MiB.
+	MaxRead int64
+}
+
+func (l TailLimits) withDefaults() TailLimits {
+	if l.Window <= 0 {
+		l.Window = 64 << 10
+	}
+	if l.MaxLine <= 0 {
+		l.MaxLine = 16 << 20
+	}
+	if l.MaxRead <= 0 {
+		l.MaxRead = 32 << 20
+	}
+	return l
+}
+
+// errStop ends a backwards walk early.
+var errStop = errors.New("stop")
+
+// LastAssistantText returns the text of the last main-chain assistant entry
+// of a transcript: its text blocks, in order, joined by a blank line. It is
+// what an agent's turn end reports as the last assistant message, for agents
+// and versions that do not send it.
+//
+// The file is read backwards from its end, a window at a time, so the cost
+// does not grow with the transcript. An entry is one message: Claude Code
+// writes one line per content block, all sharing message.id, so the lines
+// of the last assistant message are gathered up to the previous user entry
+// or message. A line counts as an assistant entry when its type or its
+// message's role (or its own role) is "assistant"; sidechain lines (/btw,
+// old-style subagents) and nested ones (progress) are not the main chain.
+// A last line that is torn (still being written) does not parse, and is
+// passed over like any line that is not JSON.
+//
+// found is false when no assistant entry lies within the limits; text is
+// then "". An entry with no text block (a turn that ended on a tool call)
+// gives found true and text "".
+func LastAssistantText(path string, lim TailLimits) (text string, found bool, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", false, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", false, err
+	}
+	var c collector
+	err = eachLineBackwards(f, fi.Size(), lim.withDefaults(), c.line)
+	if err != nil && !errors.Is(err, errStop) {
+		return "", false, err
+	}
+	if !c.found {
+		return "", false, nil
+	}
+	for i, j := 0, len(c.texts)-1; i < j; i, j = i+1, j-1 {
+		c.texts[i], c.texts[j] = c.texts[j], c.texts[i]
+	}
+	return strings.Join(c.texts, "\n\n"), true, nil
+}
+
+// collector gathers the last assistant entry, line by line, last first.
+type collector struct {
+	found bool
+	id    string   // the entry's message.id; "" for a one-line entry
+	texts []string // its text blocks, last first
+}
+
+var (
+	assistantWord = []byte(`"assistant"`)
+	userWord      = []byte(`"user"`)
+)
+
+// line looks at one line; errStop ends the walk. tooLong is a line past
+// MaxLine, whose content is not known.
+func (c *collector) line(line []byte, tooLong bool) error {
+	if tooLong {
+		return errStop // before the entry: the newest line is unknown; after it: the entry ends
+	}
+	// Before the entry is found only assistant lines matter, and most lines
+	// (tool results, snapshots) are passed over without being parsed.
+	// After it, a user line ends it.
+	if !bytes.Contains(line, assistantWord) && (!c.found || !bytes.Contains(line, userWord)) {
+		return nil
+	}
+	role, id, content := tailEntry(line)
+	switch {
+	case role == "user" && c.found:
+		return errStop
+	case role != "assistant":
+		return nil
+	case !c.found:
+		c.found, c.id = true, id
+		c.texts = appendText(c.texts, content)
+		if id == "" {
+			return errStop
+		}
+	case id != c.id:
+		return errStop // an earlier message
+	default:
+		c.texts = appendText(c.texts, content)
+	}
+	return nil
+}
+
+// tailEntry reads a line's role ("assistant", "user", or "" for anything else:
+// not JSON, a sidechain, a system or progress line), its message id and its
+// content.
+func tailEntry(line []byte) (role, id string, content gjson.Result) {
+	if !gjson.ValidBytes(line) {
+		return "", "", content
+	}
+	root := gjson.ParseBytes(line)
+	if !root.IsObject() || root.Get("isSidechain").Bool() {
+		return "", "", content
+	}
+	msg := root.Get("message")
+	switch typ := root.Get("type").String(); {
+	case typ == "assistant" || typ == "user":
+		role = typ
+	case typ == "" || typ == "message":
+		role = msg.Get("role").String()
+		if role == "" {
+			role = root.Get("role").String()
+		}
+	}
+	if role != "assistant" && role != "user" {
+		return "", "", content
+	}
+	content = msg.Get("content")
+	if !msg.IsObject() {
+		content = root.Get("content")
+	}
+	return role, msg.Get("id").String(), content
+}
+
+// appendText adds a content's text, its blocks last first. Content is an
+// array of blocks (of which the "text" ones count), or a plain string, or
+// an object with a text (the shapes Trail Boss's own reader accepts).
+func appendText(texts []string, content gjson.Result) []string {
+	switch {
+	case content.Type == gjson.String:
+		if content.Str != "" {
+			texts = append(texts, content.Str)
+		}
+	case content.IsArray():
+		blocks := content.Array()
+		for i := len(blocks) - 1; i >= 0; i-- {
+			if b := blocks[i]; b.Get("type").String() == "text" {
+				if t := b.Get("text").String(); t != "" {
+					texts = append(texts, t)
+				}
+			}
+		}
+	case content.IsObject():
+		if t := content.Get("text").String(); t != "" {
+			texts = append(texts, t)
+		}
+	}
+	return texts
+}
+
+// eachLineBackwards calls fn with every line of the first size bytes of f,
+// the last first, without its newline (nor a carriage return before it).
+// A line longer than lim.MaxLine is passed as nil with tooLong set. It
+// stops at fn's first error, or with nil once lim.MaxRead bytes were read.
+func eachLineBackwards(f *os.File, size int64, lim TailLimits, fn func(line []byte, tooLong bool) error) error {
+	var (
+		pos     = size   // file offset where the unread part ends
+		read    int64    // bytes read so far
+		parts   [][]byte // the current line's known end, as read: last part first
+		partLen int      // their total length
+		tooLong bool     // the current line passed MaxLine: its start is being skipped
+		spare   []byte   // a window buffer that no part refers to
+	)
+	emit := func(head []byte) error {
+		if tooLong {
+			tooLong = false
+			return fn(nil, true)
+		}
+		line := head
+		if len(parts) > 0 {
+			line = make([]byte, 0, len(head)+partLen)
+			line = append(line, head...)
+			for i := len(parts) - 1; i >= 0; i-- {
+				line = append(line, parts[i]...)
+			}
+		}
+		parts, partLen = parts[:0], 0
+		return fn(bytes.TrimSuffix(line, []byte("\r")), false)
+	}
+	for pos > 0 {
+		if read >= lim.MaxRead {
+			return nil
+		}
+		n := int64(lim.Window)
+		n = min(n, pos, lim.MaxRead-read)
+		buf := spare
+		if int64(cap(buf)) < n {
+			buf = make([]byte, n)
+		}
+		buf = buf[:n]
+		spare = nil
+		if _, err := f.ReadAt(buf, pos-n); err != nil && !errors.Is(err, io.EOF) {
+			return err
+		}
+		pos -= n
+		read += n
+
+		data := buf
+		for {
+			i := bytes.LastIndexByte(data, '\n')
+			if i < 0 {
+				break
+			}
+			if pos+int64(i)+1 < size { // not the newline that ends the file
+				if err := emit(data[i+1:]); err != nil {
+					return err
+				}
+			}
+			data = data[:i]
+		}
+		// data is the end of a line whose start lies further back.
+		if !tooLong && len(data) > 0 {
+			if partLen+len(data) > lim.MaxLine {
+				tooLong, parts, partLen = true, parts[:0], 0
+			} else {
+				parts = append(parts, data)
+				partLen += len(data)
+			}
+		}
+		if len(parts) == 0 {
+			spare = buf // nothing refers to it: reuse it
+		}
+	}
+	if pos == 0 && (partLen > 0 || tooLong) {
+		return emit(nil) // the file's first line
+	}
+	return nil
+}

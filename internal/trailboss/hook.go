@@ -11,6 +11,7 @@ import (
 
 	"github.com/hookwire/hookwire/internal/agent"
 	"github.com/hookwire/hookwire/internal/hook"
+	"github.com/hookwire/hookwire/internal/install"
 	"github.com/hookwire/hookwire/internal/state"
 	"github.com/hookwire/hookwire/internal/transcript"
 )
@@ -46,7 +47,8 @@ Environment:
 
 Always exits 0; prints nothing unless in dry-run (but {} on Copilot CLI's
 permission hook, which fails closed without JSON).`,
-		CLI: &hookCLI{},
+		CLI:      &hookCLI{},
+		Commands: install.Commands(hooks, daemonCheck),
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/hookwire/hookwire/internal/hook"
 	"github.com/hookwire/hookwire/internal/pulse"
 	"github.com/hookwire/hookwire/internal/testkit"
+	"github.com/hookwire/hookwire/internal/vpet"
 )
 
 // binaries is the suite. A new binary joins the golden tests, the hostile
@@ -20,6 +21,7 @@ import (
 var binaries = map[string]func() hook.Binary{
 	"pulse-emit":   pulse.Emit,
 	"pulse-claude": pulse.Claude,
+	"vpet-notify":  vpet.Notify,
 }
 
 // raceOptions stops a -race build from sleeping a second at exit (its
@@ -59,9 +61,13 @@ func TestScript(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			// Nothing from the developer's own setup leaks in.
 			for _, k := range []string{"PULSE_TARGET", "PULSE_PID", "PULSE_DRYRUN", "PULSE_LOG",
-				"NOCTALIA_PULSE_DRYRUN", "TMUX_PANE", "XDG_RUNTIME_DIR"} {
+				"NOCTALIA_PULSE_DRYRUN", "TMUX_PANE", "XDG_RUNTIME_DIR",
+				"VPET_NOTIFY_SOCKET", "VPET_NOTIFY_TOKEN", "VPET_NOTIFY_TOKEN_FILE", "VPET_NOTIFY_EVENTS",
+				"AGENTICA_NOTIFY_SOCKET", "AGENTICA_NOTIFY_TOKEN", "AGENTICA_NOTIFY_TOKEN_FILE"} {
 				env.Setenv(k, "")
 			}
+			// The terminal go test runs in (if any) is not the scripts' business.
+			env.Setenv("VPET_NOTIFY_TTY", "none")
 			// PATH holds the suite and nothing else, so that a real noctalia
 			// on a developer's machine never answers a test; fake-noctalia
 			// adds the fake. $BIN lets a script rebuild PATH.

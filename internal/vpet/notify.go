@@ -410,11 +410,11 @@ func (c *notifyCLI) deliver(inv *hook.Invocation, ev agent.Event, envs []Envelop
 			continue
 		}
 		dropped := len(envs) - i - 1
+		if (err != nil || reply.Status == http.StatusUnauthorized) && dropped > 0 {
+			inv.Notef("%d more event(s) dropped: the pet did not take %s", dropped, e.Event)
+		}
 		switch {
 		case err != nil:
-			if dropped > 0 {
-				inv.Notef("%d more event(s) dropped: the pet did not take %s", dropped, e.Event)
-			}
 			return nil // the log has the error
 		case reply.Status == http.StatusUnauthorized:
 			// Retrying cannot help: the pet and this hook hold different

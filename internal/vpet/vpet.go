@@ -71,17 +71,17 @@ type Transport struct {
 type Payload struct {
 	Title           string   `json:"title"`
 	AgentName       string   `json:"agent_name,omitempty"`
+	ToolName        string   `json:"tool_name,omitempty"`
+	ToolCallID      string   `json:"tool_call_id,omitempty"`
+	Preview         string   `json:"preview,omitempty"`
 	Prompt          string   `json:"prompt,omitempty"`
 	Answer          string   `json:"answer,omitempty"`
 	AnsweredAt      *Seconds `json:"answered_at,omitempty"`
+	OK              *bool    `json:"ok,omitempty"`
 	DurationSeconds *Seconds `json:"duration_seconds,omitempty"`
 	HadResponse     *bool    `json:"had_response,omitempty"`
 	Reason          string   `json:"reason,omitempty"`
 	Error           string   `json:"error,omitempty"`
-	ToolName        string   `json:"tool_name,omitempty"`
-	ToolCallID      string   `json:"tool_call_id,omitempty"`
-	Preview         string   `json:"preview,omitempty"`
-	OK              *bool    `json:"ok,omitempty"`
 }
 
 // Seconds is a time or a duration in seconds, written with millisecond

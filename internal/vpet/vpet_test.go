@@ -53,8 +53,8 @@ func TestEnvelopeEncoding(t *testing.T) {
 // The payload struct is the whitelist: every key it can hold is one the
 // reference lists, and no other.
 func TestPayloadWhitelist(t *testing.T) {
-	want := []string{"title", "agent_name", "prompt", "answer", "answered_at", "duration_seconds",
-		"had_response", "reason", "error", "tool_name", "tool_call_id", "preview", "ok"}
+	want := []string{"title", "agent_name", "tool_name", "tool_call_id", "preview", "prompt", "answer",
+		"answered_at", "ok", "duration_seconds", "had_response", "reason", "error"}
 	var got []string
 	typ := reflect.TypeFor[Payload]()
 	for i := range typ.NumField() {

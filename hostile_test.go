@@ -40,6 +40,11 @@ var hostileTargets = map[string]hostileTarget{
 		setup:     noctaliaTarget,
 		delivered: noctaliaDelivered,
 	},
+	"vpet-notify": {
+		args:      []string{"Stop"}, // named as a settings line may; the payload's name wins
+		setup:     vpetTarget,       // vpet_test.go
+		delivered: vpetDelivered,
+	},
 }
 
 func noctaliaDelivered(dir string) int {

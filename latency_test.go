@@ -32,6 +32,9 @@ var latencyTargets = map[string]func(b *testing.B, bin, dir string) (env []strin
 			`","cwd":"/tmp","last_assistant_message":"All tests pass."}`
 		return tinyNoctalia(b, bin, dir), stdin
 	},
+	"vpet-notify": func(b *testing.B, bin, dir string) ([]string, string) {
+		return vpetPet(b, dir, "ok"), goodPayload // a Stop: run.completed over the socket
+	},
 }
 
 // tinyNoctalia puts a noctalia on PATH that is a tiny static program

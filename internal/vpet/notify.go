@@ -116,8 +116,25 @@ var plans = map[agent.Kind]plan{
 	agent.SessionEnd:   {sends: []string{ToolCompleted, RunCancelled}, stateFor: []string{ToolCompleted, RunCancelled}},
 }
 
+// consumesOnly are the kinds that only ever read or shrink existing state:
+// an absent state file needs no lock, and stays absent.
+var consumesOnly = map[agent.Kind]bool{
+	agent.ToolEnd: true, agent.TurnEnd: true, agent.Error: true, agent.Interrupted: true, agent.SessionEnd: true,
+}
+
 func (c *notifyCLI) Run(inv *hook.Invocation) error {
-	ev := inv.Event(c.Agent, c.args())
+	args := c.args()
+	ev := inv.Event(c.Agent, args)
+	if k := argKind(args); ev.Kind == agent.Unknown && k != agent.Unknown {
+		// The payload names an event nobody maps (or a garbled one): the
+		// settings line's argument says what this hook is for.
+		inv.Notef("sending what the argument %q names", args[0])
+		ev.Kind = k
+		if k == agent.ToolEnd {
+			ev.OK = true
+		}
+		inv.Observe(ev)
+	}
 	sw := c.switches(inv)
 	p, mapped := plans[ev.Kind]
 	wantState := ev.Session != "" && sw.Any(p.stateFor...)
@@ -126,6 +143,22 @@ func (c *notifyCLI) Run(inv *hook.Invocation) error {
 			inv.Skip("%s: not something the pet is told about", kindName(ev))
 		} else if len(p.sends) > 0 {
 			inv.Skip("%s is switched off (%v)", strings.Join(p.sends, ", "), sw)
+		}
+		return nil
+	}
+
+	// A pet that is not running costs nothing either: no state, no token
+	// file appears (the seed: a user without the pet open must notice no
+	// difference). Only a session's end still removes its state.
+	socket := SocketPath(inv.Getenv, runtime.GOOS, c.Socket)
+	if socket == "" {
+		inv.Skip("no socket: set %s (neither HOME on macOS nor XDG_RUNTIME_DIR elsewhere is set)", EnvSocket)
+		return nil
+	}
+	if _, err := os.Stat(socket); errors.Is(err, fs.ErrNotExist) && !inv.DryRun() {
+		inv.Skip("no VPet socket at %s: the pet is not running", socket)
+		if ev.Kind == agent.SessionEnd {
+			(&notice{inv: inv, ev: ev}).update(false)
 		}
 		return nil
 	}
@@ -146,7 +179,7 @@ func (c *notifyCLI) Run(inv *hook.Invocation) error {
 		}
 		return nil
 	}
-	return c.deliver(inv, ev, todo)
+	return c.deliver(inv, ev, socket, todo)
 }
 
 // args are the positional arguments, with a VPet event name translated into
@@ -162,6 +195,14 @@ func (c *notifyCLI) args() []string {
 		}
 	}
 	return args
+}
+
+// argKind is the kind the first argument names, if it names one.
+func argKind(args []string) agent.Kind {
+	if len(args) == 0 || strings.HasPrefix(strings.TrimSpace(args[0]), "{") {
+		return agent.Unknown
+	}
+	return agent.Lookup(args[0])
 }
 
 func (c *notifyCLI) switches(inv *hook.Invocation) Switches {
@@ -217,6 +258,14 @@ func (n *notice) update(wantState bool) {
 		if agentName(ev) == "" {
 			n.derive()
 			return // nothing to remember
+		}
+	}
+	if consumesOnly[ev.Kind] {
+		// Most of these find no state (a Stop in a session whose prompt
+		// hook is not installed): then there is nothing to lock for.
+		if b, err := store.Read(name); err == nil && b == nil {
+			n.derive()
+			return
 		}
 	}
 	ctx, cancel := context.WithTimeout(n.inv.Context(), lockBudget)
@@ -353,19 +402,7 @@ func agentName(ev agent.Event) string {
 }
 
 // deliver sends the envelopes in order, all of them within DeliveryBudget.
-func (c *notifyCLI) deliver(inv *hook.Invocation, ev agent.Event, envs []Envelope) error {
-	socket := SocketPath(inv.Getenv, runtime.GOOS, c.Socket)
-	if socket == "" {
-		inv.Skip("no socket: set %s (neither HOME on macOS nor XDG_RUNTIME_DIR elsewhere is set)", EnvSocket)
-		return nil
-	}
-	if !inv.DryRun() {
-		if _, err := os.Stat(socket); errors.Is(err, fs.ErrNotExist) {
-			// The pet is not running: nothing is created, nothing waited for.
-			inv.Skip("no VPet socket at %s: the pet is not running", socket)
-			return nil
-		}
-	}
+func (c *notifyCLI) deliver(inv *hook.Invocation, ev agent.Event, socket string, envs []Envelope) error {
 	header := http.Header{"Content-Type": {"application/json"}}
 	tok, tokErr := ResolveToken(TokenOptions{
 		Getenv: inv.Getenv,

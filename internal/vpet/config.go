@@ -43,8 +43,10 @@ const TokenFileName = "notify.token"
 
 // SocketPath resolves the socket: flag, else VPET_NOTIFY_SOCKET or
 // AGENTICA_NOTIFY_SOCKET, else where VPet puts it: ~/Library/Application
-// Support/VPet/notify.sock on macOS (agentica's default) and
-// $XDG_RUNTIME_DIR/vpet/notify.sock elsewhere. "" when nothing says where.
+// Support/VPet/notify.sock on macOS (agentica's default). VPet is a macOS
+// app; elsewhere $XDG_RUNTIME_DIR/vpet/notify.sock is this suite's choice,
+// the per-user runtime directory, for a pet that speaks the same protocol.
+// "" when nothing says where.
 func SocketPath(getenv func(string) string, goos, flag string) string {
 	if flag != "" {
 		return expandHome(getenv, flag)

@@ -35,7 +35,8 @@ run.failed, run.cancelled, tool.started, tool.completed. One way only: it never
 asks the pet anything, and sends metadata and the clipped prompt and answer,
 never tool output or file contents.
 
-Environment (each VPET_ name also answers to its AGENTICA_ twin):
+Environment (SOCKET, TOKEN and TOKEN_FILE also answer to agentica's
+AGENTICA_NOTIFY_ names):
   VPET_NOTIFY_SOCKET      the socket (default ~/Library/Application Support/VPet/notify.sock
                           on macOS, $XDG_RUNTIME_DIR/vpet/notify.sock elsewhere)
   VPET_NOTIFY_TOKEN       the bearer token, else read from the token file
@@ -58,14 +59,17 @@ type notifyCLI struct {
 	Source    string           `help:"The envelope's source (default: the agent's name, e.g. claude-code)."`
 	Socket    string           `help:"VPet's notify socket (default: VPET_NOTIFY_SOCKET, else VPet's own place)." placeholder:"PATH"`
 	TokenFile string           `name:"token-file" help:"The token file (default: VPET_NOTIFY_TOKEN_FILE, else notify.token beside the socket)." placeholder:"PATH"`
-	Events    string           `help:"Events to send: a list of names (only those), or -name to switch one off; run.* and tool.* name a family. Default: VPET_NOTIFY_EVENTS, else all." placeholder:"LIST"`
+	Events    string           `help:"Events to send: a list of names (only those), or -name to switch one off (--events=-tool.*); run.* and tool.* name a family. Default: VPET_NOTIFY_EVENTS, else all." placeholder:"LIST"`
 	Version   kong.VersionFlag `help:"Print the version."`
 }
 
 // Budgets inside the runtime's deadline.
 const (
 	// DeliveryBudget is agentica's DELIVERY_TIMEOUT_SECONDS: past it the
-	// event is dropped, whatever the pet is doing.
+	// event is dropped, whatever the pet is doing. agentica hands events to
+	// a queue and a daemon thread (the seed's 256, oldest dropped); a hook
+	// process has no thread to leave behind, so it delivers in line, and
+	// the budget is what keeps the agent from waiting.
 	DeliveryBudget = 2 * time.Second
 	// lockBudget bounds the wait for a parallel hook of the same session.
 	lockBudget = 500 * time.Millisecond

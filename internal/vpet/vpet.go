@@ -68,6 +68,12 @@ type Transport struct {
 // Every key but title is optional: nil or empty means "not known", and the
 // key is left out. Which keys each event may carry is in the per-event table
 // of the reference; the builders in this package fill only those.
+//
+// The seed's security section lists "title / tool / question / preview /
+// options": those are the keys of the removed /await path. Where the seed and
+// the reference differ, the reference (sink.py at d3cee31, the newest
+// notify-sink.md table) is followed: tool_name, not tool; no question or
+// options, which this one-way channel never carries.
 type Payload struct {
 	Title           string   `json:"title"`
 	AgentName       string   `json:"agent_name,omitempty"`

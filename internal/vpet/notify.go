@@ -336,7 +336,12 @@ func (n *notice) derive() {
 		// again (stop_hook_active): the user's run is the whole of it.
 		if r := s.EndRun(ev.Get("stop_hook_active").Bool()); r != nil {
 			p.DurationSeconds = Since(time.Unix(0, r.Start), ev.Time)
-			p.HadResponse = ptr(r.HadResponse || p.Answer != "")
+			// "No response" is known only from an agent that reports the
+			// answer (Cursor and Antigravity do not: a text-only answer
+			// would look like none).
+			if had := r.HadResponse || p.Answer != ""; had || answerReported(ev) {
+				p.HadResponse = ptr(had)
+			}
 		} else if p.Answer != "" {
 			p.HadResponse = ptr(true) // without the run, only an answer says so
 		}
@@ -403,6 +408,18 @@ func agentName(ev agent.Event) string {
 		return ""
 	}
 	return ev.Get("agent_type").Str
+}
+
+// answerReported says the turn's end carries the final answer, even an empty
+// one: Claude Code's and Codex's last_assistant_message, Gemini's
+// prompt_response, Codex notify's last-assistant-message.
+func answerReported(ev agent.Event) bool {
+	for _, k := range []string{"last_assistant_message", "prompt_response", "last-assistant-message"} {
+		if ev.Get(k).Exists() {
+			return true
+		}
+	}
+	return false
 }
 
 // deliver sends the envelopes in order, all of them within DeliveryBudget.

@@ -56,6 +56,11 @@ var hostileTargets = map[string]hostileTarget{
 		setup:       trailbossTarget, // trailboss_test.go
 		delivered:   trailbossDelivered,
 	},
+	"vpet-notify": {
+		args:      []string{"Stop"}, // named as a settings line may; the payload's name wins
+		setup:     vpetTarget,       // vpet_test.go
+		delivered: vpetDelivered,
+	},
 }
 
 func lines(path string) int {

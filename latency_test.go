@@ -41,6 +41,9 @@ var latencyTargets = map[string]func(b *testing.B, bin, dir string) (env []strin
 		// process that answers at once.
 		return trailbossLatencyTarget(b), `{"session_id":"d63ac083-c016-4a5e-9d4f-0d0b1f7e2a11","hook_event_name":"UserPromptSubmit","cwd":"/tmp","prompt":"go on"}`
 	},
+	"vpet-notify": func(b *testing.B, bin, dir string) ([]string, string) {
+		return vpetPet(b, dir, "ok"), goodPayload // a Stop: run.completed over the socket
+	},
 }
 
 // tinyNoctalia puts a noctalia on PATH that is a tiny static program

@@ -17,6 +17,7 @@ import (
 	"github.com/hookwire/hookwire/internal/testkit"
 	"github.com/hookwire/hookwire/internal/trailboss"
 	"github.com/hookwire/hookwire/internal/transport"
+	"github.com/hookwire/hookwire/internal/vpet"
 )
 
 // binaries is the suite. A new binary joins the golden tests, the hostile
@@ -27,6 +28,7 @@ var binaries = map[string]func() hook.Binary{
 	"pulse-claude":   pulse.Claude,
 	"nb-hook":        coucou.Relay,
 	"trailboss-hook": trailboss.Hook,
+	"vpet-notify":    vpet.Notify,
 }
 
 // raceOptions stops a -race build from sleeping a second at exit (its
@@ -80,9 +82,13 @@ func TestScript(t *testing.T) {
 				"COUCOU_DECISION_TIMEOUT", "TERM_PROGRAM", "ITERM_SESSION_ID", "TERM_SESSION_ID",
 				"__CFBundleIdentifier", "TERMINAL_EMULATOR", "WT_SESSION", "VSCODE_PID",
 				"CLAUDE_CODE_SSE_PORT", "CLAUDE_CODE_ENTRYPOINT", "GEMINI_SESSION_ID",
-				"TRAILBOSS_URL", "TRAILBOSS_DAEMON_URL", "CLAUDE_CODE_SESSION_ID"} {
+				"TRAILBOSS_URL", "TRAILBOSS_DAEMON_URL", "CLAUDE_CODE_SESSION_ID",
+				"VPET_NOTIFY_SOCKET", "VPET_NOTIFY_TOKEN", "VPET_NOTIFY_TOKEN_FILE", "VPET_NOTIFY_EVENTS",
+				"AGENTICA_NOTIFY_SOCKET", "AGENTICA_NOTIFY_TOKEN", "AGENTICA_NOTIFY_TOKEN_FILE"} {
 				env.Setenv(k, "")
 			}
+			// The terminal go test runs in (if any) is not the scripts' business.
+			env.Setenv("VPET_NOTIFY_TTY", "none")
 			// PATH holds the suite and nothing else, so that a real noctalia
 			// on a developer's machine never answers a test; fake-noctalia
 			// adds the fake. $BIN lets a script rebuild PATH.

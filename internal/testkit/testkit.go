@@ -25,6 +25,8 @@ func Commands() map[string]func(ts *testscript.TestScript, neg bool, args []stri
 		"append":         cmdAppend,
 		"sleep":          cmdSleep,
 		"claude-session": cmdClaudeSession,
+		"cmphttp":        cmdCmpHTTP,
+		"env-file":       cmdEnvFile,
 
 		// The modelled Trail Boss daemon (trailboss.go).
 		"fake-trailboss":     cmdFakeTrailBoss,

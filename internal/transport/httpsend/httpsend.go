@@ -30,7 +30,9 @@ type Request struct {
 	// Secret names the headers whose values never leave this process except
 	// on the wire: Describe and Summary print them as <redacted>.
 	Secret []string
-	// MaxReply bounds the response body kept; zero means 64 KiB.
+	// MaxReply bounds the response body kept; zero means 64 KiB. A negative
+	// value means the body is not read at all: for a protocol whose reply
+	// body is not part of the contract, a slow body must not cost a wait.
 	MaxReply int
 	// AllowRemote permits a host that is not loopback. Only a user's explicit
 	// configuration may set it.
@@ -133,6 +135,9 @@ func (h Request) Do(ctx context.Context) (transport.Reply, error) {
 		return transport.Reply{}, transport.DeadlineErr(ctx, unwrapURLError(err))
 	}
 	defer resp.Body.Close()
+	if h.MaxReply < 0 {
+		return transport.Reply{Status: resp.StatusCode}, nil
+	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(transport.OrDefault(h.MaxReply, 64<<10))))
 	reply := transport.Reply{Status: resp.StatusCode, Body: body}
 	if err != nil {

@@ -162,3 +162,31 @@ func TestHTTPOverUnixSocket(t *testing.T) {
 		t.Errorf("Summary %q", s)
 	}
 }
+
+// A negative MaxReply returns at the status line: a body that trickles in
+// (one byte per 100 ms, 10 s in all) would otherwise run into the deadline.
+func TestHTTPBodyNotRead(t *testing.T) {
+	leakcheck.Check(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	quit := make(chan struct{})
+	defer close(quit)
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() { defer c.Close(); slowBody(c, quit) }()
+		}
+	}()
+	within(t, 2*time.Second, func(ctx context.Context) {
+		r, err := Request{URL: "http://" + ln.Addr().String() + "/", Body: []byte("{}"), MaxReply: -1}.Do(ctx)
+		if err != nil || r.Status != 200 || r.Body != nil {
+			t.Errorf("reply %d %q, err %v", r.Status, r.Body, err)
+		}
+	})
+}

@@ -1,0 +1,169 @@
+package vpet
+
+import (
+	"cmp"
+	"encoding/json"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Session is what one agent session's hooks remember between invocations, so
+// that a run's completion knows its duration and whether it produced
+// anything, a tool's completion knows its duration, and a session end knows
+// whether a run was left open. It lives in the per-user state directory under
+// the session's lock and is removed at session end.
+type Session struct {
+	// AgentName is the session's agent, once an event named it.
+	AgentName string `json:"agent_name,omitempty"`
+	Run       *Run   `json:"run,omitempty"`
+	// Tools are the tools started and not yet completed, by tool call id.
+	Tools map[string]Tool `json:"tools,omitempty"`
+}
+
+// Tool is an open tool call.
+type Tool struct {
+	Name string `json:"name,omitempty"`
+	// Start is in Unix nanoseconds; 0 when two open tools without an id
+	// shared a key and which one started when is unknown.
+	Start int64 `json:"start"`
+}
+
+// Run is the session's current (or last) run.
+type Run struct {
+	Start       int64 `json:"start"` // Unix nanoseconds
+	Open        bool  `json:"open"`
+	HadResponse bool  `json:"had_response"`
+}
+
+// maxTools bounds the open tools remembered: a session whose tool ends never
+// arrive (a hook not installed for them) must not grow without end.
+const maxTools = 64
+
+// DecodeSession reads saved state; anything unreadable starts afresh.
+func DecodeSession(b []byte) *Session {
+	s := &Session{}
+	if len(b) > 0 && json.Unmarshal(b, s) != nil {
+		*s = Session{}
+	}
+	return s
+}
+
+// Encode is the state file's contents.
+func (s *Session) Encode() []byte {
+	b, _ := json.Marshal(s)
+	return b
+}
+
+// Empty says there is nothing worth keeping.
+func (s *Session) Empty() bool {
+	return s.AgentName == "" && s.Run == nil && len(s.Tools) == 0
+}
+
+// StartRun opens a new run. A run still open is replaced: Claude Code fires
+// no hook when the user interrupts a turn with Esc, so a new prompt is the
+// first sign that the last run is over, and it is not known how it ended.
+func (s *Session) StartRun(at time.Time) {
+	s.Run = &Run{Start: at.UnixNano(), Open: true}
+	clear(s.Tools)
+}
+
+// Responded records that the run produced something (a tool call).
+func (s *Session) Responded() {
+	if s.Run != nil {
+		s.Run.HadResponse = true
+	}
+}
+
+// EndRun closes the run and returns it as it was, or nil when none was
+// open. continued says the agent resumed a run that had already completed
+// (a Stop hook made it go on): its end closes that run again, measured from
+// its start, as agentica merges the laps of a held completion. Open tools
+// are forgotten: the run is over, however they ended.
+func (s *Session) EndRun(continued bool) *Run {
+	r := s.Run
+	if r == nil || !r.Open && !continued {
+		return nil
+	}
+	ended := *r
+	r.Open = false
+	clear(s.Tools)
+	return &ended
+}
+
+// toolKey is the tool call id, or the tool's name for dialects that send no
+// id (their tools run one at a time).
+func toolKey(id, name string) string {
+	if id != "" {
+		return id
+	}
+	if name != "" {
+		return "name:" + name
+	}
+	return ""
+}
+
+// StartTool remembers when a tool started.
+func (s *Session) StartTool(id, name string, at time.Time) {
+	key := toolKey(id, name)
+	if key == "" {
+		return
+	}
+	if s.Tools == nil {
+		s.Tools = map[string]Tool{}
+	}
+	if _, dup := s.Tools[key]; dup && id == "" {
+		s.Tools[key] = Tool{Name: name} // two of them: which ends first is unknown
+		return
+	}
+	if len(s.Tools) >= maxTools {
+		return
+	}
+	s.Tools[key] = Tool{Name: name, Start: at.UnixNano()}
+}
+
+// EndTool forgets a tool and returns its start, if known.
+func (s *Session) EndTool(id, name string) (time.Time, bool) {
+	key := toolKey(id, name)
+	t, ok := s.Tools[key]
+	delete(s.Tools, key)
+	if !ok || t.Start == 0 {
+		return time.Time{}, false
+	}
+	return time.Unix(0, t.Start), true
+}
+
+// OpenTool is a tool left open when its run was cancelled.
+type OpenTool struct {
+	ID, Name string
+}
+
+// CancelTools forgets the open tools and returns them, in start order.
+func (s *Session) CancelTools() []OpenTool {
+	keys := make([]string, 0, len(s.Tools))
+	for k := range s.Tools {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int {
+		return cmp.Or(cmp.Compare(s.Tools[a].Start, s.Tools[b].Start), strings.Compare(a, b))
+	})
+	open := make([]OpenTool, 0, len(keys))
+	for _, k := range keys {
+		t := OpenTool{Name: s.Tools[k].Name}
+		if !strings.HasPrefix(k, "name:") {
+			t.ID = k
+		}
+		open = append(open, t)
+	}
+	clear(s.Tools)
+	return open
+}
+
+// Since is the duration from start to end in seconds, or nil when it is not
+// known or makes no sense (events out of order, a clock that went back).
+func Since(start, end time.Time) *Seconds {
+	if start.IsZero() || end.Before(start) {
+		return nil
+	}
+	return ptr(Seconds(end.Sub(start).Seconds()))
+}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/hookwire/hookwire/internal/agent"
 	"github.com/hookwire/hookwire/internal/hook"
+	"github.com/hookwire/hookwire/internal/install"
 	"github.com/hookwire/hookwire/internal/state"
 	"github.com/hookwire/hookwire/internal/text"
 	"github.com/hookwire/hookwire/internal/transport"
@@ -48,7 +49,8 @@ AGENTICA_NOTIFY_ names):
   PULSE_LOG               append one JSON line per run to this file
 
 Always exits 0 and prints nothing unless in dry-run.`,
-		CLI: &notifyCLI{},
+		CLI:      &notifyCLI{},
+		Commands: install.Commands(hooks, petCheck),
 	}
 }
 

@@ -222,7 +222,9 @@ func hostOf(s string) string {
 		return ""
 	}
 	start := strings.LastIndexFunc(s[:i], func(r rune) bool { return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z') }) + 1
-	end := strings.IndexFunc(s[i:], func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '"' || r == '\'' || r == '>' || r == ')' })
+	end := strings.IndexFunc(s[i:], func(r rune) bool {
+		return r == ' ' || r == '\t' || r == '\n' || r == '"' || r == '\'' || r == '>' || r == ')'
+	})
 	raw := s[start:]
 	if end >= 0 {
 		raw = s[start : i+end]

@@ -62,6 +62,15 @@ const maxConfidences = 3
 
 func (c *hookCmd) Run(inv *hook.Invocation) error {
 	ev := inv.Event(c.Agent, c.Args)
+	if ev.Kind == agent.Unknown && ev.Name != "" && len(c.Args) > 0 && c.Args[0] != ev.Name {
+		// The payload names an event nobody maps (a newer agent, a mangled
+		// name): the one the settings line gives is what the user meant.
+		if k := agent.Lookup(c.Args[0]); k != agent.Unknown {
+			inv.Notef("payload event %q is unknown: using the argument, %s", ev.Name, c.Args[0])
+			ev.Name, ev.Kind = c.Args[0], k
+			inv.Observe(ev)
+		}
+	}
 	tags := Tags(ev, inv.Getenv("HOME"))
 	var events []Tag
 	if ev.Kind == agent.Prompt {

@@ -25,5 +25,7 @@ func Commands() map[string]func(ts *testscript.TestScript, neg bool, args []stri
 		"append":         cmdAppend,
 		"sleep":          cmdSleep,
 		"claude-session": cmdClaudeSession,
+		"fake-tmux":      cmdFakeTmux,
+		"escaped":        cmdEscaped,
 	}
 }

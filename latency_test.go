@@ -32,6 +32,12 @@ var latencyTargets = map[string]func(b *testing.B, bin, dir string) (env []strin
 			`","cwd":"/tmp","last_assistant_message":"All tests pass."}`
 		return tinyNoctalia(b, bin, dir), stdin
 	},
+	"coral-pulse": func(b *testing.B, bin, dir string) ([]string, string) {
+		// A Coral session's log in $TMPDIR: one append per run.
+		const uuid = "d63ac083-c016-4a5e-9d4f-0d0b1f7e2a11"
+		os.WriteFile(filepath.Join(dir, "claude_coral_"+uuid+".log"), nil, 0o600)
+		return []string{"CORAL_SESSION_NAME=claude-" + uuid}, goodPayload
+	},
 }
 
 // tinyNoctalia puts a noctalia on PATH that is a tiny static program

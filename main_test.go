@@ -9,6 +9,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/hookwire/hookwire/internal/coral"
 	"github.com/hookwire/hookwire/internal/hook"
 	"github.com/hookwire/hookwire/internal/pulse"
 	"github.com/hookwire/hookwire/internal/testkit"
@@ -20,6 +21,7 @@ import (
 var binaries = map[string]func() hook.Binary{
 	"pulse-emit":   pulse.Emit,
 	"pulse-claude": pulse.Claude,
+	"coral-pulse":  coral.Pulse,
 }
 
 // raceOptions stops a -race build from sleeping a second at exit (its
@@ -35,6 +37,10 @@ func TestMain(m *testing.M) {
 	// a script asks for it with fake-noctalia, and its absence is a case too.
 	if filepath.Base(os.Args[0]) == "noctalia" {
 		testkit.Noctalia()
+		os.Exit(0)
+	}
+	if filepath.Base(os.Args[0]) == "tmux" {
+		testkit.Tmux()
 		os.Exit(0)
 	}
 	cmds := map[string]func(){
@@ -56,12 +62,20 @@ func TestScript(t *testing.T) {
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 		Cmds:                testkit.Commands(),
+		Condition:           testkit.Condition,
 		Setup: func(env *testscript.Env) error {
 			// Nothing from the developer's own setup leaks in.
 			for _, k := range []string{"PULSE_TARGET", "PULSE_PID", "PULSE_DRYRUN", "PULSE_LOG",
 				"NOCTALIA_PULSE_DRYRUN", "TMUX_PANE", "XDG_RUNTIME_DIR"} {
 				env.Setenv(k, "")
 			}
+			// Nor does the Coral session a developer may run the tests in, and a
+			// script that starts no fake Coral posts to a closed port, not to
+			// the developer's Coral on 8420.
+			for _, k := range []string{"TMUX", "CORAL_SESSION_NAME", "CORAL_PORT"} {
+				env.Setenv(k, "")
+			}
+			env.Setenv("CORAL_URL", "http://127.0.0.1:9")
 			// PATH holds the suite and nothing else, so that a real noctalia
 			// on a developer's machine never answers a test; fake-noctalia
 			// adds the fake. $BIN lets a script rebuild PATH.

@@ -61,6 +61,11 @@ var hostileTargets = map[string]hostileTarget{
 		setup:     vpetTarget,       // vpet_test.go
 		delivered: vpetDelivered,
 	},
+	"coral-pulse": {
+		args:      []string{"Stop"}, // the event named, as for Antigravity
+		setup:     coralTarget,
+		delivered: coralDelivered,
+	},
 }
 
 func lines(path string) int {
@@ -266,7 +271,10 @@ func TestHostileInputs(t *testing.T) {
 					t.Errorf("the event was lost")
 				}
 				if mode == "hang" {
-					if pids, err := os.ReadFile(filepath.Join(dir, "noctalia.got.pids")); err == nil {
+					// Each fake that hangs lists its pids in a *.pids file.
+					files, _ := filepath.Glob(filepath.Join(dir, "*.pids"))
+					for _, file := range files {
+						pids, _ := os.ReadFile(file)
 						for _, p := range strings.Fields(string(pids)) {
 							pid, err := strconv.Atoi(p)
 							if err == nil && !testkit.WaitDead(pid, 2*time.Second) {

@@ -44,6 +44,12 @@ var latencyTargets = map[string]func(b *testing.B, bin, dir string) (env []strin
 	"vpet-notify": func(b *testing.B, bin, dir string) ([]string, string) {
 		return vpetPet(b, dir, "ok"), goodPayload // a Stop: run.completed over the socket
 	},
+	"coral-pulse": func(b *testing.B, bin, dir string) ([]string, string) {
+		// A Coral session's log in $TMPDIR: one append per run.
+		const uuid = "d63ac083-c016-4a5e-9d4f-0d0b1f7e2a11"
+		os.WriteFile(filepath.Join(dir, "claude_coral_"+uuid+".log"), nil, 0o600)
+		return []string{"CORAL_SESSION_NAME=claude-" + uuid}, goodPayload
+	},
 }
 
 // tinyNoctalia puts a noctalia on PATH that is a tiny static program

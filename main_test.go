@@ -11,6 +11,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/hookwire/hookwire/internal/coral"
 	"github.com/hookwire/hookwire/internal/coucou"
 	"github.com/hookwire/hookwire/internal/hook"
 	"github.com/hookwire/hookwire/internal/pulse"
@@ -29,6 +30,7 @@ var binaries = map[string]func() hook.Binary{
 	"nb-hook":        coucou.Relay,
 	"trailboss-hook": trailboss.Hook,
 	"vpet-notify":    vpet.Notify,
+	"coral-pulse":    coral.Pulse,
 }
 
 // raceOptions stops a -race build from sleeping a second at exit (its
@@ -44,6 +46,10 @@ func TestMain(m *testing.M) {
 	// a script asks for it with fake-noctalia, and its absence is a case too.
 	if filepath.Base(os.Args[0]) == "noctalia" {
 		testkit.Noctalia()
+		os.Exit(0)
+	}
+	if filepath.Base(os.Args[0]) == "tmux" {
+		testkit.Tmux()
 		os.Exit(0)
 	}
 	cmds := map[string]func(){
@@ -75,6 +81,7 @@ func TestScript(t *testing.T) {
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 		Cmds:                testkit.Commands(),
+		Condition:           testkit.Condition,
 		Setup: func(env *testscript.Env) error {
 			// Nothing from the developer's own setup leaks in.
 			for _, k := range []string{"PULSE_TARGET", "PULSE_PID", "PULSE_DRYRUN", "PULSE_LOG",
@@ -89,6 +96,13 @@ func TestScript(t *testing.T) {
 			}
 			// The terminal go test runs in (if any) is not the scripts' business.
 			env.Setenv("VPET_NOTIFY_TTY", "none")
+			// Nor does the Coral session a developer may run the tests in, and a
+			// script that starts no fake Coral posts to a closed port, not to
+			// the developer's Coral on 8420.
+			for _, k := range []string{"TMUX", "CORAL_SESSION_NAME", "CORAL_PORT"} {
+				env.Setenv(k, "")
+			}
+			env.Setenv("CORAL_URL", "http://127.0.0.1:9")
 			// PATH holds the suite and nothing else, so that a real noctalia
 			// on a developer's machine never answers a test; fake-noctalia
 			// adds the fake. $BIN lets a script rebuild PATH.

@@ -23,6 +23,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"reflect"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -229,7 +230,13 @@ func (inv *Invocation) run(args []string) int {
 		kong.Exit(func(code int) { panic(exitRequest(code)) }),
 		kong.Vars{"version": inv.bin.Name + " " + Version},
 		kong.Bind(inv),
-		kong.DynamicCommand("hook", "Handle one hook event (the default: what agents run).", "", inv.bin.CLI, `default:"withargs"`),
+	}
+	// A binary with commands of its own (one of them the default) is the
+	// grammar's root; otherwise its grammar is the default command.
+	var root any = inv.bin.CLI
+	if !hasCommands(inv.bin.CLI) {
+		root = &struct{}{}
+		opts = append(opts, kong.DynamicCommand("hook", "Handle one hook event (the default: what agents run).", "", inv.bin.CLI, `default:"withargs"`))
 	}
 	interactive := map[string]bool{}
 	for _, c := range inv.bin.Commands {
@@ -241,7 +248,7 @@ func (inv *Invocation) run(args []string) int {
 		console.Color = isatty.IsTerminal(f.Fd()) && os.Getenv("NO_COLOR") == ""
 	}
 	opts = append(opts, kong.Bind(console))
-	parser, err := kong.New(&struct{}{}, opts...)
+	parser, err := kong.New(root, opts...)
 	if err != nil {
 		panic(err) // a grammar bug, caught by every test
 	}
@@ -279,6 +286,20 @@ func (inv *Invocation) run(args []string) int {
 		inv.fail(outcomeFailed, err)
 	}
 	return 0
+}
+
+// hasCommands reports whether a grammar is a tree of commands.
+func hasCommands(cli any) bool {
+	t := reflect.TypeOf(cli)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	for i := range t.NumField() {
+		if _, ok := t.Field(i).Tag.Lookup("cmd"); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // firstWord is the first argument that is not a flag.

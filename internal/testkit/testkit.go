@@ -25,6 +25,8 @@ func Commands() map[string]func(ts *testscript.TestScript, neg bool, args []stri
 		"append":         cmdAppend,
 		"sleep":          cmdSleep,
 		"claude-session": cmdClaudeSession,
+		"fake-tmux":      cmdFakeTmux,
+		"escaped":        cmdEscaped,
 		"cmphttp":        cmdCmpHTTP,
 		"env-file":       cmdEnvFile,
 

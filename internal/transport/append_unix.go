@@ -1,0 +1,31 @@
+//go:build unix
+
+package transport
+
+import (
+	"fmt"
+	"os"
+	"syscall"
+)
+
+// openAppend opens path for appending: never creating it, never following
+// a final symbolic link, never blocking on a FIFO (which, without a reader,
+// fails with ENXIO instead of waiting for one) and never becoming our
+// controlling terminal.
+func openAppend(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+}
+
+func checkOwnFile(f *os.File) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%w (%s)", ErrNotRegular, fi.Mode().Type())
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+		return fmt.Errorf("%w (owner uid %d)", ErrNotRegular, st.Uid)
+	}
+	return nil
+}

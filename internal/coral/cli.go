@@ -9,6 +9,7 @@ import (
 
 	"github.com/hookwire/hookwire/internal/agent"
 	"github.com/hookwire/hookwire/internal/hook"
+	"github.com/hookwire/hookwire/internal/install"
 	"github.com/hookwire/hookwire/internal/transport"
 )
 
@@ -40,7 +41,8 @@ Environment:
   PULSE_LOG            append one JSON line per run to this file
 
 Always exits 0; in hook mode prints nothing unless PULSE_DRYRUN is set.`,
-		CLI: &pulseCLI{},
+		CLI:      &pulseCLI{},
+		Commands: install.Commands(hooks, sessionCheck),
 	}
 }
 

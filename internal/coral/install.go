@@ -1,0 +1,63 @@
+package coral
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/hookwire/hookwire/internal/install"
+	"github.com/hookwire/hookwire/internal/transport/httpsend"
+)
+
+// hooks are the events coral-pulse is installed on, per agent: every one
+// that changes the Status: or Goal: line.
+var hooks = install.Spec{
+	Binary:  "coral-pulse",
+	Timeout: 10 * time.Second,
+	Events: map[string][]string{
+		"claude": {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure",
+			"PermissionRequest", "Notification", "Stop", "StopFailure", "PreCompact", "SessionEnd"},
+		"codex":       {"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse", "Stop", "PreCompact", "SessionEnd"},
+		"gemini":      {"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "Notification", "AfterAgent", "PreCompress", "SessionEnd"},
+		"antigravity": {"PreInvocation", "PreToolUse", "PostToolUse", "Stop"},
+		"cursor": {"sessionStart", "beforeSubmitPrompt", "preToolUse", "beforeShellExecution", "beforeMCPExecution",
+			"postToolUse", "afterShellExecution", "afterFileEdit", "stop", "preCompact", "sessionEnd"},
+		"copilot": {"sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "permissionRequest",
+			"notification", "agentStop", "errorOccurred", "sessionEnd"},
+	},
+	Test: install.Test{Stdin: `{"session_id":"hookwire-doctor","cwd":"/","hook_event_name":"Notification","message":"doctor","notification_type":"idle_prompt"}`},
+}
+
+// sessionCheck is doctor's look at Coral from where it runs: a Coral
+// session and its log (only inside one), and Coral's server.
+func sessionCheck(getenv func(string) string) []install.Finding {
+	var out []install.Finding
+	f := Finder{Getenv: getenv, Dirs: LogDirs(getenv), Notef: func(string, ...any) {}}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	s, err := f.Session(ctx)
+	switch {
+	case errors.Is(err, ErrNotCoral):
+		out = append(out, install.Finding{Status: install.Info, What: "not in a Coral session here: coral-pulse writes nothing outside one",
+			Fix: "run doctor from a session Coral launched to check its log"})
+	case err != nil:
+		out = append(out, install.Finding{Status: install.Fail, What: "Coral session: " + err.Error()})
+	default:
+		if log, err := f.Log(s); err != nil {
+			out = append(out, install.Finding{Status: install.Fail, What: "Coral session " + s.Name + ": no log: " + err.Error(),
+				Fix: "Coral writes <type>_coral_<uuid>.log in its temp directory: set TMPDIR as Coral has it"})
+		} else {
+			out = append(out, install.Finding{Status: install.OK, What: "Coral session " + s.Name + ", log " + log})
+		}
+	}
+	ctx, cancel = context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	base := Base(getenv)
+	if _, err := (httpsend.Request{Method: http.MethodGet, URL: base + "/", MaxReply: -1}).Do(ctx); err != nil {
+		out = append(out, install.Finding{Status: install.Info, What: "Coral's server does not answer at " + base + " (goals and confidences are not posted): " + err.Error()})
+	} else {
+		out = append(out, install.Finding{Status: install.OK, What: "Coral's server answers at " + base})
+	}
+	return out
+}

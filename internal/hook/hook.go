@@ -231,17 +231,23 @@ func (inv *Invocation) run(args []string) int {
 		kong.Vars{"version": inv.bin.Name + " " + Version},
 		kong.Bind(inv),
 	}
-	// A binary with commands of its own (one of them the default) is the
-	// grammar's root; otherwise its grammar is the default command.
-	var root any = inv.bin.CLI
-	if !hasCommands(inv.bin.CLI) {
-		root = &struct{}{}
-		opts = append(opts, kong.DynamicCommand("hook", "Handle one hook event (the default: what agents run).", "", inv.bin.CLI, `default:"withargs"`))
-	}
 	interactive := map[string]bool{}
 	for _, c := range inv.bin.Commands {
-		opts = append(opts, kong.DynamicCommand(c.Name, c.Help, "", c.CLI))
 		interactive[c.Name] = true
+	}
+	// The commands for people are part of the grammar only when one is
+	// asked for (or help is): building their model costs a quarter of a
+	// millisecond that a hook would pay on every call.
+	var root any = inv.bin.CLI
+	if first := firstWord(args); interactive[first] || first == "hook" || helpWanted(args) {
+		if !hasCommands(inv.bin.CLI) {
+			// The binary's grammar becomes the default command.
+			root = &struct{}{}
+			opts = append(opts, kong.DynamicCommand("hook", "Handle one hook event (the default: what agents run).", "", inv.bin.CLI, `default:"withargs"`))
+		}
+		for _, c := range inv.bin.Commands {
+			opts = append(opts, kong.DynamicCommand(c.Name, c.Help, "", c.CLI))
+		}
 	}
 	console := &Console{Out: inv.stdout, Err: inv.stderr, Getenv: os.Getenv}
 	if f, ok := inv.stdout.(*os.File); ok {
@@ -286,6 +292,16 @@ func (inv *Invocation) run(args []string) int {
 		inv.fail(outcomeFailed, err)
 	}
 	return 0
+}
+
+// helpWanted reports a request for help, which lists every command.
+func helpWanted(args []string) bool {
+	for _, a := range args {
+		if a == "--help" || a == "-h" {
+			return true
+		}
+	}
+	return false
 }
 
 // hasCommands reports whether a grammar is a tree of commands.

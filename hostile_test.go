@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -74,11 +75,32 @@ func lines(path string) int {
 }
 
 // coucouTarget is a Coucou app on a Unix socket in this process: it records
-// each line in dir/coucou.got and acknowledges; "hang" accepts and never
-// reads; "refuse" leaves a socket file nobody listens on.
+// each line in dir/coucou.got and acknowledges.
 func coucouTarget(t testing.TB, dir, mode string) []string {
 	path := filepath.Join(dir, "coucou.sock")
-	env := []string{"COUCOU_SOCKET=" + path}
+	var mu sync.Mutex
+	serveUnix(t, path, mode, func(c net.Conn) {
+		line, err := bufio.NewReader(c).ReadBytes('\n')
+		if err != nil {
+			return
+		}
+		mu.Lock()
+		if f, err := os.OpenFile(filepath.Join(dir, "coucou.got"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600); err == nil {
+			f.Write(line)
+			f.Close()
+		}
+		mu.Unlock()
+		c.Write([]byte(`{"ok":true}` + "\n"))
+	})
+	return []string{"COUCOU_SOCKET=" + path}
+}
+
+// serveUnix runs a stand-in target on a Unix socket in this process, for
+// tests that run the real binaries as subprocesses. mode "refuse" leaves a
+// socket file that nobody listens on, as a crashed app does; "hang"
+// accepts connections and never reads them; otherwise serve handles each
+// connection. Everything stops when the test ends.
+func serveUnix(t testing.TB, path, mode string, serve func(c net.Conn)) {
 	ln, err := net.Listen("unix", path)
 	if err != nil {
 		t.Fatal(err)
@@ -86,33 +108,28 @@ func coucouTarget(t testing.TB, dir, mode string) []string {
 	ln.(*net.UnixListener).SetUnlinkOnClose(false)
 	if mode == "refuse" {
 		ln.Close()
-		return env
+		return
 	}
 	quit := make(chan struct{})
-	t.Cleanup(func() { close(quit); ln.Close() })
-	go func() {
+	var wg sync.WaitGroup
+	t.Cleanup(func() { close(quit); ln.Close(); wg.Wait() })
+	wg.Go(func() {
 		for {
 			c, err := ln.Accept()
 			if err != nil {
 				return
 			}
-			go func() {
+			wg.Go(func() {
 				defer c.Close()
+				go func() { <-quit; c.Close() }()
 				if mode == "hang" {
 					<-quit
 					return
 				}
-				line, err := bufio.NewReader(c).ReadBytes('\n')
-				if err == nil {
-					f, _ := os.OpenFile(filepath.Join(dir, "coucou.got"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-					f.Write(line)
-					f.Close()
-					c.Write([]byte(`{"ok":true}` + "\n"))
-				}
-			}()
+				serve(c)
+			})
 		}
-	}()
-	return env
+	})
 }
 
 func noctaliaDelivered(dir string) int {

@@ -33,54 +33,38 @@ func vpetPet(t testing.TB, dir, mode string) []string {
 	if err := os.WriteFile(filepath.Join(sockDir, "notify.token"), []byte(vpetToken+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	env := []string{"VPET_NOTIFY_SOCKET=" + sock}
-	ln, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln.(*net.UnixListener).SetUnlinkOnClose(false)
-	if mode == "refuse" {
-		ln.Close()
-		return env
-	}
-	quit := make(chan struct{})
-	var wg sync.WaitGroup
-	t.Cleanup(func() { close(quit); ln.Close(); wg.Wait() })
 	var mu sync.Mutex
 	got := filepath.Join(dir, "vpet.got")
-	wg.Go(func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			wg.Go(func() {
-				defer c.Close()
-				go func() { <-quit; c.Close() }()
-				req, err := http.ReadRequest(bufio.NewReader(c))
-				if err != nil {
-					return
-				}
-				body, _ := io.ReadAll(req.Body)
-				if mode == "hang" {
-					<-quit
-					return
-				}
-				status := "401 Unauthorized"
-				if req.Header.Get("Authorization") == "Bearer "+vpetToken && req.URL.Path == "/event" {
-					status = "200 OK"
-					mu.Lock()
-					if f, err := os.OpenFile(got, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600); err == nil {
-						f.Write(append(bytes.ReplaceAll(body, []byte("\n"), nil), '\n'))
-						f.Close()
-					}
-					mu.Unlock()
-				}
-				io.WriteString(c, "HTTP/1.1 "+status+"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
-			})
+	// A pet that hangs reads the request first, then never answers.
+	serveMode := mode
+	if mode == "hang" {
+		serveMode = "ok"
+	}
+	quit := make(chan struct{})
+	serveUnix(t, sock, serveMode, func(c net.Conn) {
+		req, err := http.ReadRequest(bufio.NewReader(c))
+		if err != nil {
+			return
 		}
+		body, _ := io.ReadAll(req.Body)
+		if mode == "hang" {
+			<-quit
+			return
+		}
+		status := "401 Unauthorized"
+		if req.Header.Get("Authorization") == "Bearer "+vpetToken && req.URL.Path == "/event" {
+			status = "200 OK"
+			mu.Lock()
+			if f, err := os.OpenFile(got, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600); err == nil {
+				f.Write(append(bytes.ReplaceAll(body, []byte("\n"), nil), '\n'))
+				f.Close()
+			}
+			mu.Unlock()
+		}
+		io.WriteString(c, "HTTP/1.1 "+status+"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
 	})
-	return env
+	t.Cleanup(func() { close(quit) }) // before serveUnix's own, which waits for serve
+	return []string{"VPET_NOTIFY_SOCKET=" + sock}
 }
 
 func vpetTarget(t testing.TB, dir, mode string) []string { return vpetPet(t, dir, mode) }

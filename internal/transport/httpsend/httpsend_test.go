@@ -92,24 +92,9 @@ func TestHTTPMisbehaving(t *testing.T) {
 		"slowbody": slowBody,
 	} {
 		t.Run(name, func(t *testing.T) {
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			quit := make(chan struct{})
-			defer close(quit)
-			defer ln.Close()
-			go func() {
-				for {
-					c, err := ln.Accept()
-					if err != nil {
-						return
-					}
-					go func() { defer c.Close(); serve(c, quit) }()
-				}
-			}()
+			addr := rawServer(t, serve)
 			within(t, 400*time.Millisecond, func(ctx context.Context) {
-				_, err := Request{URL: "http://" + ln.Addr().String() + "/", Body: []byte("{}")}.Do(ctx)
+				_, err := Request{URL: "http://" + addr + "/", Body: []byte("{}")}.Do(ctx)
 				if err == nil {
 					t.Error("no error")
 				}
@@ -167,26 +152,32 @@ func TestHTTPOverUnixSocket(t *testing.T) {
 // (one byte per 100 ms, 10 s in all) would otherwise run into the deadline.
 func TestHTTPBodyNotRead(t *testing.T) {
 	leakcheck.Check(t)
+	addr := rawServer(t, slowBody)
+	within(t, 2*time.Second, func(ctx context.Context) {
+		r, err := Request{URL: "http://" + addr + "/", Body: []byte("{}"), MaxReply: -1}.Do(ctx)
+		if err != nil || r.Status != 200 || r.Body != nil {
+			t.Errorf("reply %d %q, err %v", r.Status, r.Body, err)
+		}
+	})
+}
+
+// rawServer serves each TCP connection on loopback with serve, which stops
+// when quit closes at the end of the test; it returns the address.
+func rawServer(t *testing.T, serve func(c net.Conn, quit chan struct{})) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	quit := make(chan struct{})
-	defer close(quit)
-	defer ln.Close()
+	t.Cleanup(func() { close(quit); ln.Close() })
 	go func() {
 		for {
 			c, err := ln.Accept()
 			if err != nil {
 				return
 			}
-			go func() { defer c.Close(); slowBody(c, quit) }()
+			go func() { defer c.Close(); serve(c, quit) }()
 		}
 	}()
-	within(t, 2*time.Second, func(ctx context.Context) {
-		r, err := Request{URL: "http://" + ln.Addr().String() + "/", Body: []byte("{}"), MaxReply: -1}.Do(ctx)
-		if err != nil || r.Status != 200 || r.Body != nil {
-			t.Errorf("reply %d %q, err %v", r.Status, r.Body, err)
-		}
-	})
+	return ln.Addr().String()
 }

@@ -18,9 +18,10 @@ var hooks = install.Spec{
 	Events: map[string][]string{
 		"claude": {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure",
 			"PermissionRequest", "Notification", "Stop", "StopFailure", "PreCompact", "SessionEnd"},
-		"codex":       {"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse", "Stop", "PreCompact", "SessionEnd"},
+		"codex": {"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
+			"Stop", "StopFailure", "PreCompact", "SessionEnd"},
 		"gemini":      {"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "Notification", "AfterAgent", "PreCompress", "SessionEnd"},
-		"antigravity": {"PreInvocation", "PreToolUse", "PostToolUse", "Stop"},
+		"antigravity": {"SessionStart", "PreInvocation", "PreToolUse", "PostToolUse", "Stop"},
 		"cursor": {"sessionStart", "beforeSubmitPrompt", "preToolUse", "beforeShellExecution", "beforeMCPExecution",
 			"postToolUse", "afterShellExecution", "afterFileEdit", "stop", "preCompact", "sessionEnd"},
 		"copilot": {"sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "permissionRequest",

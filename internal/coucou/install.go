@@ -24,7 +24,7 @@ var hooks = install.Spec{
 		"claude": {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure",
 			"PermissionRequest", "Notification", "Stop", "StopFailure", "SubagentStart", "SubagentStop", "SessionEnd"},
 		"codex": {"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
-			"Stop", "SubagentStart", "SubagentStop", "SessionEnd"},
+			"Stop", "SubagentStart", "SubagentStop", "Interrupt", "SessionEnd"},
 		"gemini":      {"SessionStart", "SessionEnd", "BeforeTool", "AfterTool", "BeforeAgent", "AfterAgent", "Notification"},
 		"antigravity": {"PreToolUse", "PostToolUse", "PreInvocation", "PostInvocation", "Stop"},
 		"cursor":      {"sessionStart", "beforeSubmitPrompt", "preToolUse", "postToolUse", "postToolUseFailure", "subagentStart", "subagentStop", "stop", "sessionEnd"},

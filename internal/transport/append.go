@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"strconv"
+
+	"github.com/hookwire/hookwire/internal/state"
 )
 
 // Append adds bytes to the end of an existing file with a single write on a
@@ -61,4 +64,21 @@ func (a Append) Do(ctx context.Context) (Reply, error) {
 		return Reply{}, fmt.Errorf("append %s: wrote %d of %d bytes", a.Path, n, len(a.Data))
 	}
 	return Reply{}, nil
+}
+
+// checkOwnFile refuses what the open could not: a file that is not regular,
+// or one that another user owns (where ownership is known: not on Windows,
+// whose per-user profile directories already keep others out).
+func checkOwnFile(f *os.File) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%w (%s)", ErrNotRegular, fi.Mode().Type())
+	}
+	if uid, ok := state.Owner(fi); ok && uid != os.Getuid() {
+		return fmt.Errorf("%w (owner uid %d)", ErrNotRegular, uid)
+	}
+	return nil
 }

@@ -7,12 +7,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hookwire/hookwire/internal/state"
 )
 
 func TestAppend(t *testing.T) {
@@ -31,6 +34,23 @@ func TestAppend(t *testing.T) {
 	}
 	if got, want := a.Describe(), "append "+path+"\n"+`"\r\n||PULSE:STATUS Reading a.go||\r\n"`; got != want {
 		t.Errorf("Describe %q, want %q", got, want)
+	}
+}
+
+// A log another user owns (planted in /tmp under a name Coral would use) is
+// refused and left as it was.
+func TestAppendRefusesAnotherUsersFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "claude_coral_x.log")
+	os.WriteFile(path, []byte("keep"), 0o600)
+	saved := state.Owner
+	defer func() { state.Owner = saved }()
+	state.Owner = func(fs.FileInfo) (int, bool) { return os.Getuid() + 1, true }
+	_, err := Append{Path: path, Data: []byte("x")}.Do(context.Background())
+	if !errors.Is(err, ErrNotRegular) {
+		t.Errorf("err %v, want ErrNotRegular", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "keep" {
+		t.Errorf("file %q, want it untouched", b)
 	}
 }
 

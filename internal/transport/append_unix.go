@@ -3,7 +3,6 @@
 package transport
 
 import (
-	"fmt"
 	"os"
 	"syscall"
 )
@@ -14,18 +13,4 @@ import (
 // controlling terminal.
 func openAppend(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
-}
-
-func checkOwnFile(f *os.File) error {
-	fi, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("%w (%s)", ErrNotRegular, fi.Mode().Type())
-	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
-		return fmt.Errorf("%w (owner uid %d)", ErrNotRegular, st.Uid)
-	}
-	return nil
 }

@@ -1,23 +1,9 @@
 package transport
 
-import (
-	"fmt"
-	"os"
-)
+import "os"
 
 // openAppend opens path for appending, never creating it. Windows appends
 // with FILE_APPEND_DATA, which is atomic per write like O_APPEND.
 func openAppend(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
-}
-
-func checkOwnFile(f *os.File) error {
-	fi, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("%w (%s)", ErrNotRegular, fi.Mode().Type())
-	}
-	return nil
 }

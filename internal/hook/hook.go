@@ -25,6 +25,7 @@ import (
 	"os/signal"
 	"reflect"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -133,6 +134,11 @@ func Run(b Binary, args []string, stdin *os.File, stdout, stderr io.Writer) (cod
 		if r := recover(); r != nil {
 			if e, ok := r.(exitRequest); ok { // --help, --version
 				code = int(e)
+			} else if inv.interactive {
+				// A person waits for the answer: a bug is a failure, said
+				// where they look.
+				fmt.Fprintf(stderr, "%s: panic: %v (a bug; please report it)\n%s\n", b.Name, r, stack())
+				code = 1
 			} else {
 				inv.fail(outcomePanic, fmt.Errorf("panic: %v", r))
 				inv.Notef("%s", stack())
@@ -235,11 +241,13 @@ func (inv *Invocation) run(args []string) int {
 	for _, c := range inv.bin.Commands {
 		interactive[c.Name] = true
 	}
-	// The commands for people are part of the grammar only when one is
-	// asked for (or help is): building their model costs a quarter of a
-	// millisecond that a hook would pay on every call.
+	// The commands for people are part of the grammar only when an argument
+	// names one (or help is asked for): building their model costs a quarter
+	// of a millisecond that a hook would pay on every call. Which word is
+	// the command is then kong's to say.
+	named := slices.ContainsFunc(args, func(a string) bool { return interactive[a] || a == "hook" })
 	var root any = inv.bin.CLI
-	if first := firstWord(args); interactive[first] || first == "hook" || helpWanted(args) {
+	if named || helpWanted(args) {
 		if !hasCommands(inv.bin.CLI) {
 			// The binary's grammar becomes the default command.
 			root = &struct{}{}
@@ -258,8 +266,12 @@ func (inv *Invocation) run(args []string) int {
 	if err != nil {
 		panic(err) // a grammar bug, caught by every test
 	}
+	person := ""
+	if named {
+		person, args = commandFirst(parser, args, interactive)
+	}
 	kctx, err := parser.Parse(args)
-	if err != nil && interactive[firstWord(args)] {
+	if err != nil && person != "" {
 		// A person typed it: say what is wrong, the usual way.
 		inv.interactive = true
 		fmt.Fprintf(inv.stderr, "%s: %v\n", inv.bin.Name, err)
@@ -326,6 +338,35 @@ func firstWord(args []string) string {
 		}
 	}
 	return ""
+}
+
+// commandFirst asks kong which argument, if any, is the command word of one
+// of commands, and returns its name and args with that word moved to the
+// front. Flags given before a command word (nb-hook --agent claude install)
+// are the command's own: kong reads them as the default hook command's and
+// refuses them, rightly, since the two flags may differ in meaning.
+func commandFirst(parser *kong.Kong, args []string, commands map[string]bool) (string, []string) {
+	trace, _ := kong.Trace(parser, args)
+	if trace == nil {
+		return "", args
+	}
+	for _, p := range trace.Path {
+		if p.Command != nil && commands[p.Command.Name] {
+			return p.Command.Name, args // kong found it where it belongs
+		}
+	}
+	if trace.Error == nil || len(trace.Path) == 0 {
+		return "", args
+	}
+	// The trace stopped at a command word after flags it took for the
+	// default command's: what remained starts with the word.
+	rest := trace.Path[len(trace.Path)-1].Remainder()
+	i := len(args) - len(rest)
+	if len(rest) == 0 || i < 0 || args[i] != rest[0] || !commands[rest[0]] {
+		return "", args
+	}
+	moved := append([]string{args[i]}, args[:i]...)
+	return args[i], append(moved, args[i+1:]...)
 }
 
 // noteArgs records an argument error where a person will look.

@@ -195,3 +195,57 @@ func TestAwaitHumanExtendsTheDeadline(t *testing.T) {
 		t.Errorf("budget %v, want about 100s", r.cli.budget)
 	}
 }
+
+// personCLI is a command for a person.
+type personCLI struct {
+	Agent string `help:"agent"`
+	Panic bool   `help:"panic"`
+	ran   bool
+}
+
+func (c *personCLI) Run(con *Console) error {
+	c.ran = true
+	if c.Panic {
+		var m map[string]any
+		_ = m["x"].(string) // the kind of bug issue 14 found in install
+	}
+	return nil
+}
+
+func runPerson(t *testing.T, args ...string) (result, *personCLI) {
+	t.Helper()
+	t.Setenv(EnvLog, filepath.Join(t.TempDir(), "debug.log"))
+	person := &personCLI{}
+	cli := &testCLI{}
+	var stdout, stderr bytes.Buffer
+	code := Run(Binary{Name: "t", CLI: cli, Commands: []Command{{Name: "install", Help: "h", CLI: person}}},
+		args, nil, &stdout, &stderr)
+	return result{code: code, stdout: stdout.String(), stderr: stderr.String(), cli: cli}, person
+}
+
+// A person's command that panics says so and fails; a hook's still exits 0.
+func TestPersonCommandPanicFails(t *testing.T) {
+	r, _ := runPerson(t, "install", "--panic")
+	if r.code == 0 || !strings.Contains(r.stderr, "panic") || !strings.Contains(r.stderr, "interface conversion") {
+		t.Errorf("code %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// Flags may come before the command word: kong decides what the words are.
+func TestPersonCommandFlagsFirst(t *testing.T) {
+	for _, args := range [][]string{
+		{"--agent", "claude", "install"},
+		{"--agent=claude", "install"},
+		{"install", "--agent", "claude"},
+	} {
+		r, person := runPerson(t, args...)
+		if r.code != 0 || !person.ran || person.Agent != "claude" || r.cli.Args != nil {
+			t.Errorf("%q: code %d, ran %v, agent %q, hook args %q, stderr %q", args, r.code, person.ran, person.Agent, r.cli.Args, r.stderr)
+		}
+	}
+	// A hook whose flag takes the value "install" is still a hook.
+	r, person := runPerson(t, "--agent", "install", "Stop")
+	if person.ran || r.cli.Agent != "install" {
+		t.Errorf("hook with --agent install: ran the command %v, agent %q", person.ran, r.cli.Agent)
+	}
+}

@@ -206,7 +206,8 @@ func (s Spec) ownsEntry(a *Agent, v any) bool {
 		return false
 	}
 	for _, h := range hs {
-		c, _ := h.(map[string]any)["command"].(string)
+		hm, _ := h.(map[string]any) // a settings file may hold anything here
+		c, _ := hm["command"].(string)
 		if !s.owns(c) {
 			return false
 		}
@@ -234,7 +235,8 @@ func (s Spec) removeFrom(a *Agent, list *hujson.Value) bool {
 		if hs := member(g, "hooks"); hs != nil {
 			if inner, ok := hs.Value.(*hujson.Array); ok {
 				removed = removeElements(inner, func(j int) bool {
-					c, _ := value(&inner.Elements[j]).(map[string]any)["command"].(string)
+					h, _ := value(&inner.Elements[j]).(map[string]any)
+					c, _ := h["command"].(string)
 					return s.owns(c)
 				}) > 0 || removed
 			}

@@ -1,6 +1,7 @@
 package install
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -173,4 +174,106 @@ func TestOwns(t *testing.T) {
 	if quote("/a b/nb-hook") != `'/a b/nb-hook'` || words(quote("/it's/x"))[0] != "/it's/x" {
 		t.Error("quote")
 	}
+}
+
+// wrongTypes are documents with a value of the wrong type at each level an
+// edit walks through (issue 14: an unchecked type assertion panicked).
+var wrongTypes = []string{
+	`{"hooks":{"Stop":[{"hooks":["echo hi"]}]}}`,
+	`{"hooks":{"Stop":[{"hooks":[null, 1, true, [], {"command": 7}]}]}}`,
+	`{"hooks":{"Stop":[{"hooks":"echo hi"}]}}`,
+	`{"hooks":{"Stop":["echo hi", 1, null]}}`,
+	`{"hooks":{"Stop":{"hooks":[]}}}`,
+	`{"hooks":{"Stop":"echo hi"}}`,
+	`{"hooks":[]}`,
+	`{"hooks":"x"}`,
+	`{"hooks":null}`,
+	`{"version":"one","hooks":{"stop":[{"command":["x"]}]}}`,
+	`{"hookwire-nb-hook":[1,2]}`,
+}
+
+func TestEditWrongTypesNeverPanics(t *testing.T) {
+	for _, doc := range wrongTypes {
+		for name, a := range Agents {
+			func() {
+				defer func() {
+					if r := recover(); r != nil {
+						t.Errorf("%s %s: panic %v", name, doc, r)
+					}
+				}()
+				testSpec.Install(a, []byte(doc), "/x/nb-hook")
+				testSpec.Uninstall(a, []byte(doc))
+			}()
+		}
+	}
+}
+
+// FuzzInstall edits arbitrary settings documents: never a panic, and where
+// the document was one the agent reads, the result is one it reads too, a
+// second install changes nothing, and install then uninstall gives back the
+// same settings: the same JSON value, less the empty "hooks" object (and
+// Cursor's "version") that install had to add. The bytes may differ where
+// install laid out a list written on one line, one entry per line.
+func FuzzInstall(f *testing.F) {
+	for _, doc := range wrongTypes {
+		f.Add(doc, uint8(0))
+	}
+	f.Add("{\n  // mine\n  \"theme\": \"dark\"\n}\n", uint8(2))
+	f.Add(`{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"g.sh"}]}]}}`, uint8(0))
+	f.Add(`{"version":1,"hooks":{"stop":[{"command":"x"}]}}`, uint8(4))
+	f.Add("", uint8(1))
+	f.Add("{\"a\": [1,\n 2], \"hooks\": {}}", uint8(3))
+	names := []string{"claude", "codex", "gemini", "antigravity", "cursor", "copilot"}
+	f.Fuzz(func(t *testing.T, doc string, which uint8) {
+		a := Agents[names[int(which)%len(names)]]
+		installed, err := testSpec.Install(a, []byte(doc), "/x/nb-hook")
+		_, uerr := testSpec.Uninstall(a, []byte(doc))
+		if err != nil || a.shape == file {
+			return
+		}
+		if uerr != nil {
+			t.Fatalf("install took what uninstall refused: %v", uerr)
+		}
+		if _, err := parseDoc(installed, a.strict); err != nil {
+			t.Fatalf("install wrote what the agent cannot read: %v\n%s", err, installed)
+		}
+		again, err := testSpec.Install(a, installed, "/x/nb-hook")
+		if err != nil || string(again) != string(installed) {
+			t.Fatalf("a second install changed the file (%v):\n%s\n---\n%s", err, installed, again)
+		}
+		if strings.Contains(doc, "nb-hook") || strings.TrimSpace(doc) == "" {
+			return // hooks of ours already there go; an empty file becomes {}
+		}
+		restored, err := testSpec.Uninstall(a, installed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, got := settingsValue(t, []byte(doc)), settingsValue(t, restored)
+		if _, had := want["version"]; !had && got["version"] == 1.0 {
+			delete(got, "version") // Cursor's, which install adds
+		}
+		if !reflect.DeepEqual(want, got) {
+			t.Fatalf("install then uninstall:\n%q\nbecame\n%q", doc, restored)
+		}
+	})
+}
+
+// settingsValue is a document as the agent reads it: an event with an empty
+// list of hooks is no event, and an empty hooks object none.
+func settingsValue(t *testing.T, doc []byte) map[string]any {
+	d, err := parseDoc(doc, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := value(&d.root).(map[string]any)
+	h, _ := m["hooks"].(map[string]any)
+	for k, v := range h {
+		if l, ok := v.([]any); ok && len(l) == 0 {
+			delete(h, k)
+		}
+	}
+	if h != nil && len(h) == 0 {
+		delete(m, "hooks")
+	}
+	return m
 }

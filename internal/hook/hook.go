@@ -28,6 +28,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -113,6 +114,11 @@ type Invocation struct {
 	// human is true when a person can see stderr (a terminal): argument
 	// errors are then explained there, not only in the log.
 	human bool
+
+	// out is held while a reply is written, and closed once the watchdog
+	// has decided to end the process: a reply is written whole or not at all.
+	out       sync.Mutex
+	outClosed atomic.Bool
 
 	stdinOnce  sync.Once
 	input      Stdin
@@ -223,10 +229,30 @@ func (inv *Invocation) AwaitHuman(d time.Duration) {
 // hook has stopped listening to it, and on Linux our children die with us
 // (see transport.Command).
 func (inv *Invocation) exitNow() {
+	// A reply being written is finished first (an agent must never read
+	// half a decision), for as long as the reserve lasts: a reader that
+	// takes longer is not reading.
+	locked := false
+	for end := time.Now().Add(replyGrace); !locked && time.Now().Before(end); {
+		if locked = inv.out.TryLock(); !locked {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	inv.outClosed.Store(true)
+	if locked {
+		inv.out.Unlock()
+	}
 	transport.KillAll()
 	inv.finish()
-	os.Exit(0)
+	exit(0)
 }
+
+// exit ends the process, and replyGrace is how long the watchdog lets a
+// reply being written finish: variables so that tests can watch it.
+var (
+	exit       = os.Exit
+	replyGrace = reserve
+)
 
 func (inv *Invocation) run(args []string) int {
 	opts := []kong.Option{
@@ -498,7 +524,11 @@ func (inv *Invocation) Reply(b []byte) { inv.write(b) }
 func (inv *Invocation) write(b []byte) {
 	// A reader that went away must cost us an error, not a SIGPIPE death.
 	signal.Ignore(syscall.SIGPIPE)
-	_, _ = inv.stdout.Write(b)
+	inv.out.Lock()
+	defer inv.out.Unlock()
+	if !inv.outClosed.Load() {
+		_, _ = inv.stdout.Write(b)
+	}
 }
 
 // Notef adds a line to the debug log: what was odd about this invocation, in

@@ -5,9 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -247,5 +250,50 @@ func TestPersonCommandFlagsFirst(t *testing.T) {
 	r, person := runPerson(t, "--agent", "install", "Stop")
 	if person.ran || r.cli.Agent != "install" {
 		t.Errorf("hook with --agent install: ran the command %v, agent %q", person.ran, r.cli.Agent)
+	}
+}
+
+// slowWriter is a stdout whose Write blocks until released.
+type slowWriter struct {
+	started, release chan struct{}
+	mu               sync.Mutex
+	got              []byte
+}
+
+func (w *slowWriter) Write(b []byte) (int, error) {
+	close(w.started)
+	<-w.release
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.got = append(w.got, b...)
+	return len(b), nil
+}
+
+// The watchdog never ends the process in the middle of a reply: a reply
+// being written is finished first, and none is begun after.
+func TestWatchdogNeverCutsAReply(t *testing.T) {
+	exited := make(chan int, 1)
+	exit = func(code int) { exited <- code; runtime.Goexit() }
+	replyGrace = time.Minute // a loaded machine must not make this test flaky
+	t.Cleanup(func() { exit, replyGrace = os.Exit, reserve })
+	w := &slowWriter{started: make(chan struct{}), release: make(chan struct{})}
+	inv := newInvocation(&Binary{Name: "t"}, nil, w, io.Discard)
+	go inv.Reply([]byte(`{"decision":"allow"}`))
+	<-w.started
+	inv.mu.Lock()
+	inv.arm(0) // the deadline, now
+	inv.mu.Unlock()
+	select {
+	case <-exited:
+		t.Fatal("exited while the reply was being written")
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(w.release)
+	<-exited
+	inv.Reply([]byte("late"))
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if string(w.got) != `{"decision":"allow"}` {
+		t.Errorf("stdout %q", w.got)
 	}
 }

@@ -8,7 +8,7 @@ import (
 
 // A dialect is one agent's vocabulary: its event names, and the few events
 // whose kind depends on the payload (refine). Field names are shared across
-// dialects and live in fields.go.
+// dialects and live in parse.go's fields table.
 type dialect struct {
 	events map[string]Kind
 	// refine adjusts an event whose kind or OK depends on the payload. It runs
@@ -194,6 +194,15 @@ func refineClaude(ev *Event, p gjson.Result) {
 		ev.OK = false
 		if p.Get("is_interrupt").Bool() {
 			ev.Kind = Interrupted
+		}
+	case "StopFailure":
+		// error is the category (rate_limit, server_error, …) and
+		// error_details the API's own text, when there is one.
+		if e := p.Get("error"); e.Type == gjson.String && ev.ErrorType == "" {
+			ev.ErrorType = e.Str
+		}
+		if d := p.Get("error_details"); d.Type == gjson.String && d.Str != "" {
+			ev.Error = d.Str
 		}
 	}
 }

@@ -119,9 +119,16 @@ var parseCases = []parseCase{
 		})},
 	{"claude/Stop", "", nil, claude("Stop", `,"stop_hook_active":false,"last_assistant_message":"All 42 tests pass."`),
 		with(claudeBase, func(e *Event) { e.Kind, e.Name, e.Message = TurnEnd, "Stop", "All 42 tests pass." })},
-	{"claude/StopFailure", "", nil, claude("StopFailure", `,"error_type":"rate_limit","error":"429 Too Many Requests"`),
+	// Claude Code 2.1.328's schema (its binary): error is the category,
+	// error_details the API's text, both beside last_assistant_message.
+	{"claude/StopFailure", "", nil, claude("StopFailure", `,"error":"rate_limit","error_details":"429 {\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\"}}","last_assistant_message":"API Error: Rate limit reached"`),
 		with(claudeBase, func(e *Event) {
-			e.Kind, e.Name, e.ErrorType, e.Error = Error, "StopFailure", "rate_limit", "429 Too Many Requests"
+			e.Kind, e.Name, e.ErrorType, e.Message = Error, "StopFailure", "rate_limit", "API Error: Rate limit reached"
+			e.Error = `429 {"type":"error","error":{"type":"rate_limit_error"}}`
+		})},
+	{"claude/StopFailure/no details", "", nil, claude("StopFailure", `,"error":"server_error"`),
+		with(claudeBase, func(e *Event) {
+			e.Kind, e.Name, e.ErrorType, e.Error = Error, "StopFailure", "server_error", "server_error"
 		})},
 	{"claude/PreCompact", "", nil, claude("PreCompact", `,"trigger":"auto","custom_instructions":""`),
 		with(claudeBase, func(e *Event) { e.Kind, e.Name, e.Reason = Compact, "PreCompact", "auto" })},

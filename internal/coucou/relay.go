@@ -93,7 +93,7 @@ func (c *relayCLI) Run(inv *hook.Invocation) error {
 	}
 	path := SocketPath(Where{GOOS: runtime.GOOS, Getenv: inv.Getenv, Exists: exists,
 		UID: os.Getuid(), TmpDir: os.TempDir(), SID: userSID()})
-	send := transport.SocketLine{Path: path, Line: line, ReadReply: true, SameUser: true,
+	send := transport.SocketLine{Path: path, Line: line, ReadReply: true,
 		ConnectWithin: connectWithin, MaxReply: maxAnswer}
 
 	if event != "PermissionRequest" || !TakesDecisions(agent, gjson.GetBytes(in.Data, "coucou_has_transport").Bool()) {

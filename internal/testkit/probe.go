@@ -33,7 +33,7 @@ type probeSock struct {
 }
 
 func (c *probeSock) Run(inv *hook.Invocation) error {
-	r, err := inv.Send(transport.SocketLine{Path: c.Path, Line: []byte(c.Line), ReadReply: c.Reply, SameUser: true})
+	r, err := inv.Send(transport.SocketLine{Path: c.Path, Line: []byte(c.Line), ReadReply: c.Reply})
 	if err == nil && len(r.Body) > 0 {
 		inv.Reply(append(r.Body, '\n'))
 	}

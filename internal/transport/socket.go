@@ -31,8 +31,6 @@ type SocketLine struct {
 	ConnectWithin time.Duration
 	// MaxReply bounds the reply; zero means 64 KiB.
 	MaxReply int
-	// SameUser refuses a peer that runs as another user.
-	SameUser bool
 }
 
 // DefaultConnect is the connect budget of a local socket: a listening server
@@ -51,7 +49,7 @@ func (s SocketLine) Summary() string {
 
 // Do connects, writes and reads the reply.
 func (s SocketLine) Do(ctx context.Context) (Reply, error) {
-	conn, err := dialLocal(ctx, s.Path, OrDefault(s.ConnectWithin, DefaultConnect))
+	conn, err := DialLocal(ctx, s.Path, OrDefault(s.ConnectWithin, DefaultConnect))
 	if err != nil {
 		return Reply{}, err
 	}
@@ -60,11 +58,6 @@ func (s SocketLine) Do(ctx context.Context) (Reply, error) {
 	defer stop()
 	if dl, ok := ctx.Deadline(); ok {
 		conn.SetDeadline(dl)
-	}
-	if s.SameUser {
-		if err := samePeer(conn); err != nil {
-			return Reply{}, err
-		}
 	}
 	msg := make([]byte, 0, len(s.Line)+1)
 	msg = append(append(msg, s.Line...), '\n')
@@ -93,33 +86,51 @@ func (s SocketLine) Do(ctx context.Context) (Reply, error) {
 // Reachable connects to a local socket or pipe, checks that its server runs
 // as us, and hangs up without a word: doctor's test that a target listens.
 func Reachable(ctx context.Context, path string) error {
-	conn, err := dialLocal(ctx, path, DefaultConnect)
+	conn, err := DialLocal(ctx, path, DefaultConnect)
 	if err != nil {
 		return err
 	}
-	defer conn.Close()
-	return samePeer(conn)
+	return conn.Close()
 }
 
-// readLine reads up to the first newline, EOF, or max bytes. EOF after some
-// bytes is a reply without its newline; EOF before any is "no reply", which
-// is not an error (the server chose to say nothing).
+// DialLocal connects to a Unix socket (on Windows, also a named pipe) within
+// budget and refuses a server that runs as another user before a byte is
+// written: what we send (a token, a prompt) is for our own user's app, and a
+// socket path or pipe name can be taken by anyone who gets there first. The
+// peer is checked with SO_PEERCRED (Linux), LOCAL_PEERCRED (macOS) or the
+// pipe server's SID (Windows). Every local socket goes through here.
+func DialLocal(ctx context.Context, path string, budget time.Duration) (net.Conn, error) {
+	conn, err := dialLocal(ctx, path, budget)
+	if err != nil {
+		return nil, err
+	}
+	if err := samePeer(conn); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return conn, nil
+}
+
+// readLine reads up to the first newline, EOF, or max bytes, whichever comes
+// first: a server that keeps the connection open after its line is not
+// waited on, however long the line. EOF after some bytes is a reply without
+// its newline; EOF before any is "no reply", which is not an error (the
+// server chose to say nothing).
 func readLine(r io.Reader, max int) ([]byte, error) {
 	br := bufio.NewReaderSize(io.LimitReader(r, int64(max)), min(max, 4096))
-	line, err := br.ReadSlice('\n')
-	if err == bufio.ErrBufferFull {
-		var rest []byte
-		rest, err = io.ReadAll(br)
-		line = append(append([]byte(nil), line...), rest...)
-		if i := bytes.IndexByte(line, '\n'); i >= 0 {
-			line = line[:i+1]
+	var line []byte
+	for {
+		part, err := br.ReadSlice('\n')
+		line = append(line, part...)
+		if err == bufio.ErrBufferFull {
+			continue // a long line: keep reading to its newline (or max)
 		}
+		line = bytes.TrimRight(line, "\r\n")
+		if err == io.EOF {
+			err = nil
+		}
+		return line, err
 	}
-	line = bytes.TrimRight(line, "\r\n")
-	if err == io.EOF {
-		err = nil
-	}
-	return append([]byte(nil), line...), err
 }
 
 // DialUnix connects within budget. A listener whose backlog is full answers

@@ -134,7 +134,7 @@ func TestSocketLine(t *testing.T) {
 		io.WriteString(c, "{\"ok\":true}\n")
 	})
 	within(t, 3*time.Second, func(ctx context.Context) {
-		r, err := SocketLine{Path: path, Line: []byte(`{"a":1}`), ReadReply: true, SameUser: true}.Do(ctx)
+		r, err := SocketLine{Path: path, Line: []byte(`{"a":1}`), ReadReply: true}.Do(ctx)
 		if err != nil || string(r.Body) != `{"ok":true}` {
 			t.Errorf("reply %q, err %v", r.Body, err)
 		}
@@ -204,14 +204,19 @@ func TestSocketLineRefused(t *testing.T) {
 	})
 }
 
+// No byte reaches a socket served by another user, whoever writes to it.
 func TestSocketLineOtherUser(t *testing.T) {
-	path := listenUnix(t, func(c net.Conn) { io.Copy(io.Discard, c) })
+	got := make(chan int, 1)
+	path := listenUnix(t, func(c net.Conn) { n, _ := io.Copy(io.Discard, c); got <- int(n) })
 	saved := PeerUID
 	defer func() { PeerUID = saved }()
 	PeerUID = func(net.Conn) (int, error) { return os.Getuid() + 1, nil }
-	_, err := SocketLine{Path: path, Line: []byte("{}"), SameUser: true}.Do(context.Background())
+	_, err := SocketLine{Path: path, Line: []byte("{}")}.Do(context.Background())
 	if !errors.Is(err, ErrOtherUser) {
 		t.Errorf("err %v, want ErrOtherUser", err)
+	}
+	if n := <-got; n != 0 {
+		t.Errorf("the other user's server got %d bytes", n)
 	}
 }
 
@@ -227,5 +232,23 @@ func TestReadLine(t *testing.T) {
 		if err != nil || string(got) != want {
 			t.Errorf("readLine(%q) = %q, %v; want %q", in, got, err, want)
 		}
+	}
+}
+
+// readLine stops at the first newline however long the reply: a server that
+// sends a long line and keeps the connection open is not waited on.
+func TestReadLineLongLineThenOpen(t *testing.T) {
+	r, w := io.Pipe()
+	defer w.Close()
+	go w.Write([]byte(strings.Repeat("x", 5000) + "\nmore, and the connection stays open"))
+	done := make(chan []byte)
+	go func() { b, _ := readLine(r, 64<<10); done <- b }()
+	select {
+	case b := <-done:
+		if len(b) != 5000 {
+			t.Errorf("got %d bytes", len(b))
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("readLine waited for EOF after a newline")
 	}
 }

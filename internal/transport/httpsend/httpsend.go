@@ -105,7 +105,7 @@ func (h Request) Do(ctx context.Context) (transport.Reply, error) {
 	dial := (&net.Dialer{}).DialContext
 	if h.Socket != "" {
 		dial = func(ctx context.Context, _, _ string) (net.Conn, error) {
-			return transport.DialUnix(ctx, h.Socket, transport.DefaultConnect)
+			return transport.DialLocal(ctx, h.Socket, transport.DefaultConnect)
 		}
 	}
 	tr := &http.Transport{

@@ -8,12 +8,14 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hookwire/hookwire/internal/testkit/leakcheck"
+	"github.com/hookwire/hookwire/internal/transport"
 )
 
 // within runs f with a deadline of d and fails if f overruns it noticeably.
@@ -145,6 +147,40 @@ func TestHTTPOverUnixSocket(t *testing.T) {
 	}
 	if s := h.Summary(); strings.Contains(s, "s3cret") {
 		t.Errorf("Summary %q", s)
+	}
+}
+
+// A sink served by another user gets not a byte: not the token, not the
+// prompt (VPet's socket at a path someone else took first).
+func TestHTTPOverUnixSocketOtherUser(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "notify.sock")
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	got := make(chan int, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			got <- -1
+			return
+		}
+		n, _ := io.Copy(io.Discard, c)
+		got <- int(n)
+	}()
+	saved := transport.PeerUID
+	defer func() { transport.PeerUID = saved }()
+	transport.PeerUID = func(net.Conn) (int, error) { return os.Getuid() + 1, nil }
+	h := Request{URL: "http://localhost/event", Socket: path, Header: http.Header{"Authorization": {"Bearer s3cret"}}, Body: []byte(`{"prompt":"p"}`)}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if _, err := h.Do(ctx); !errors.Is(err, transport.ErrOtherUser) {
+		t.Errorf("err %v, want ErrOtherUser", err)
+	}
+	ln.Close()
+	if n := <-got; n > 0 {
+		t.Errorf("the other user's sink got %d bytes", n)
 	}
 }
 

@@ -184,6 +184,12 @@ var hostileCases = []hostileCase{
 		return io.MultiReader(strings.NewReader(`{"session_id":"big","tool_input":{"content":"`),
 			io.LimitReader(repeatReader('x'), 50<<20), strings.NewReader(`"}}`)), nil
 	}, keep: true},
+	{name: "deeply nested, cut", payload: true, stdin: func(*testing.T) (io.Reader, *os.File) {
+		// Cut at the stdin cap inside a value nested millions deep: parsing
+		// must stay linear and bounded, not recurse into the watchdog.
+		return io.MultiReader(strings.NewReader(`{"session_id":"deep","hook_event_name":"Stop","x":`),
+			io.LimitReader(repeatReader('['), 5<<20)), nil
+	}, keep: true},
 	{name: "stdin never closed", stdin: func(t *testing.T) (io.Reader, *os.File) {
 		r, w, err := os.Pipe()
 		if err != nil {

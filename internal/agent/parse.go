@@ -39,8 +39,11 @@ func Parse(in Input) Event {
 		// Codex notify: the JSON is the last argument and stdin is empty.
 		payload, args = js, rest
 	}
+	if in.Truncated && isObject(payload) {
+		payload = Salvage(payload)
+	}
 	p := gjson.Result{}
-	if isObject(payload) && (in.Truncated || gjson.ValidBytes(payload)) {
+	if isObject(payload) && json.Valid(payload) {
 		p = gjson.ParseBytes(payload)
 	} else {
 		payload = nil
@@ -201,7 +204,7 @@ func toolInput(p gjson.Result) json.RawMessage {
 			return json.RawMessage(v.Raw)
 		}
 		if v.Type == gjson.String {
-			if s := strings.TrimSpace(v.Str); strings.HasPrefix(s, "{") && gjson.Valid(s) {
+			if s := strings.TrimSpace(v.Str); strings.HasPrefix(s, "{") && json.Valid([]byte(s)) {
 				return json.RawMessage(s)
 			}
 		}
@@ -233,10 +236,34 @@ func notifyArg(args []string) (payload []byte, rest []string, ok bool) {
 		return nil, args, false
 	}
 	last := []byte(strings.TrimSpace(args[len(args)-1]))
-	if !isObject(last) || !gjson.ValidBytes(last) {
+	if !isObject(last) || !json.Valid(last) {
 		return nil, args, false
 	}
 	return last, args[:len(args)-1], true
+}
+
+// Salvage rebuilds an object cut at the stdin cap from its complete
+// top-level fields: the field the cut went through, and anything after it,
+// are dropped.
+//
+// Validity is checked with encoding/json, not gjson: its scanner is
+// iterative and refuses nesting deeper than 10000, where gjson's validator
+// recurses once per level (a payload of millions of brackets took seconds
+// and hundreds of megabytes of stack). The same goes for every check of a
+// payload's validity: linear time, bounded depth.
+func Salvage(payload []byte) []byte {
+	out := []byte{'{'}
+	gjson.ParseBytes(payload).ForEach(func(k, v gjson.Result) bool {
+		if !json.Valid([]byte(k.Raw)) || !json.Valid([]byte(v.Raw)) {
+			return false // the field the cut went through, and nothing after
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = append(append(append(out, k.Raw...), ':'), v.Raw...)
+		return true
+	})
+	return append(out, '}')
 }
 
 func isObject(b []byte) bool {

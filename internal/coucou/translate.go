@@ -10,8 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/tidwall/gjson"
-
+	"github.com/hookwire/hookwire/internal/agent"
 	"github.com/hookwire/hookwire/internal/text"
 )
 
@@ -119,7 +118,7 @@ var argAliases = map[string]string{
 // is false when the payload is not a JSON object, which is never relayed.
 func Translate(payload []byte, in Input) (line []byte, event string, ok bool) {
 	if in.Truncated {
-		payload = salvage(payload)
+		payload = agent.Salvage(payload)
 	}
 	var p map[string]any
 	dec := json.NewDecoder(bytes.NewReader(payload))
@@ -185,22 +184,6 @@ func Translate(payload []byte, in Input) (line []byte, event string, ok bool) {
 		}
 		// Too many fields for the app's cap even so: cap harder.
 	}
-}
-
-// salvage rebuilds a cut JSON object from its complete top-level fields.
-func salvage(payload []byte) []byte {
-	out := []byte{'{'}
-	gjson.ParseBytes(payload).ForEach(func(k, v gjson.Result) bool {
-		if !gjson.Valid(v.Raw) {
-			return false // the field the cut went through, and nothing after
-		}
-		if len(out) > 1 {
-			out = append(out, ',')
-		}
-		out = append(append(append(out, k.Raw...), ':'), v.Raw...)
-		return true
-	})
-	return append(out, '}')
 }
 
 func getenv(in Input, k string) string {

@@ -2,13 +2,13 @@ package hook
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"time"
 
 	"github.com/mattn/go-isatty"
-	"github.com/tidwall/gjson"
 )
 
 // Stdin is what the agent wrote on standard input.
@@ -121,5 +121,5 @@ func readBounded(r io.Reader, limit int, firstByte, quiet, max time.Duration) (S
 // keeps a payload arriving in many chunks from being validated at every chunk.
 func complete(data []byte) bool {
 	t := bytes.TrimRight(data, " \t\r\n")
-	return len(t) > 0 && t[len(t)-1] == '}' && gjson.ValidBytes(t)
+	return len(t) > 0 && t[len(t)-1] == '}' && json.Valid(t) // linear, bounded depth (agent.Salvage)
 }

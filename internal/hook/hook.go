@@ -44,6 +44,21 @@ import (
 // -ldflags "-X github.com/hookwire/hookwire/internal/hook.Version=v1.2.3".
 var Version = "dev"
 
+// readBuildInfo is debug.ReadBuildInfo, or a test's.
+var readBuildInfo = debug.ReadBuildInfo
+
+// BuildVersion is Version, else the module's version that go install …@v1.2.3
+// records in the build info; a build from a checkout says (devel): "dev".
+func BuildVersion() string {
+	if Version != "dev" {
+		return Version
+	}
+	if bi, ok := readBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return Version
+}
+
 // The budgets, from process start to exit.
 const (
 	// Budget is the ordinary hard deadline.
@@ -173,7 +188,7 @@ func newInvocation(b *Binary, stdin *os.File, stdout, stderr io.Writer) *Invocat
 	if f, ok := stderr.(*os.File); ok {
 		inv.human = isatty.IsTerminal(f.Fd())
 	}
-	inv.rec = record{Binary: b.Name, Version: Version, DryRun: inv.dryRun}
+	inv.rec = record{Binary: b.Name, Version: BuildVersion(), DryRun: inv.dryRun}
 	inv.setBudget(Budget)
 
 	return inv
@@ -260,7 +275,7 @@ func (inv *Invocation) run(args []string) int {
 		kong.Description(inv.bin.Help),
 		kong.Writers(inv.stdout, inv.stderr),
 		kong.Exit(func(code int) { panic(exitRequest(code)) }),
-		kong.Vars{"version": inv.bin.Name + " " + Version},
+		kong.Vars{"version": inv.bin.Name + " " + inv.rec.Version},
 		kong.Bind(inv),
 	}
 	interactive := map[string]bool{}

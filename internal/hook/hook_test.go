@@ -9,10 +9,13 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/alecthomas/kong"
 
 	"github.com/hookwire/hookwire/internal/transport"
 )
@@ -295,5 +298,34 @@ func TestWatchdogNeverCutsAReply(t *testing.T) {
 	defer w.mu.Unlock()
 	if string(w.got) != `{"decision":"allow"}` {
 		t.Errorf("stdout %q", w.got)
+	}
+}
+
+type versionCLI struct {
+	Version kong.VersionFlag
+}
+
+func (versionCLI) Run(*Invocation) error { return nil }
+
+// go install …@v1.2.3 stamps the module's version in the build info, not
+// Version: --version says it rather than "dev".
+func TestVersionFromBuildInfo(t *testing.T) {
+	saved := readBuildInfo
+	t.Cleanup(func() { readBuildInfo = saved })
+	readBuildInfo = func() (*debug.BuildInfo, bool) {
+		return &debug.BuildInfo{Main: debug.Module{Path: "github.com/hookwire/hookwire", Version: "v1.2.3"}}, true
+	}
+	var stdout bytes.Buffer
+	code := Run(Binary{Name: "t", CLI: &versionCLI{}}, []string{"--version"}, nil, &stdout, io.Discard)
+	if code != 0 || stdout.String() != "t v1.2.3\n" {
+		t.Errorf("code %d, stdout %q", code, stdout.String())
+	}
+	readBuildInfo = func() (*debug.BuildInfo, bool) {
+		return &debug.BuildInfo{Main: debug.Module{Path: "github.com/hookwire/hookwire", Version: "(devel)"}}, true
+	}
+	stdout.Reset()
+	Run(Binary{Name: "t", CLI: &versionCLI{}}, []string{"--version"}, nil, &stdout, io.Discard)
+	if stdout.String() != "t dev\n" {
+		t.Errorf("a build from a checkout: %q", stdout.String())
 	}
 }

@@ -50,7 +50,7 @@ type doctorCmd struct {
 
 func (c *doctorCmd) Run(con *hook.Console) error {
 	bin, err := self()
-	findings := []Finding{{Status: OK, What: fmt.Sprintf("%s %s at %s", c.spec.Binary, hook.Version, bin)}}
+	findings := []Finding{{Status: OK, What: fmt.Sprintf("%s %s at %s", c.spec.Binary, hook.BuildVersion(), bin)}}
 	if err != nil {
 		findings[0] = Finding{Status: Warn, What: "cannot tell where this binary is", Fix: "run it by its full path"}
 	}

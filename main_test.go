@@ -60,7 +60,7 @@ func TestMain(m *testing.M) {
 	for name, bin := range binaries {
 		cmds[name] = func() { testSeams(); hook.Main(bin()) }
 	}
-	testscript.Main(m, cmds)
+	testscript.Main(testkit.CleanupAfter(m), cmds)
 }
 
 // testSeams lets a script play what the machine cannot: FAKE_PEER_UID makes

@@ -9,7 +9,8 @@ import (
 
 // Environment variables. Each VPET_ name has an AGENTICA_ twin, agentica's
 // own name for the same setting, so that a user who configured agentica's
-// sink needs nothing new. An empty value counts as unset, as in agentica.
+// sink needs nothing new. Values are stripped of surrounding white space and
+// a blank one counts as unset, as in agentica.
 const (
 	EnvSocket    = "VPET_NOTIFY_SOCKET"
 	EnvToken     = "VPET_NOTIFY_TOKEN"
@@ -24,14 +25,14 @@ var agenticaNames = map[string]string{
 	EnvTokenFile: "AGENTICA_NOTIFY_TOKEN_FILE",
 }
 
-// lookup returns the first non-empty value of name and its agentica twin,
-// with the name it came from.
+// lookup returns the first value of name and its agentica twin that is not
+// blank, stripped, with the name it came from.
 func lookup(getenv func(string) string, name string) (value, from string) {
 	for _, n := range []string{name, agenticaNames[name]} {
 		if n == "" {
 			continue
 		}
-		if v := getenv(n); v != "" {
+		if v := strings.TrimSpace(getenv(n)); v != "" {
 			return v, n
 		}
 	}

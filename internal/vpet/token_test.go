@@ -109,6 +109,8 @@ func TestTokenFromEnvironment(t *testing.T) {
 	}{
 		{map[string]string{"VPET_NOTIFY_TOKEN": "v", "AGENTICA_NOTIFY_TOKEN": "a"}, "v", "VPET_NOTIFY_TOKEN"},
 		{map[string]string{"VPET_NOTIFY_TOKEN": "", "AGENTICA_NOTIFY_TOKEN": " a\n"}, "a", "AGENTICA_NOTIFY_TOKEN"},
+		// Blank is unset, as agentica reads it: the twin, then the file.
+		{map[string]string{"VPET_NOTIFY_TOKEN": "   ", "AGENTICA_NOTIFY_TOKEN": "a"}, "a", "AGENTICA_NOTIFY_TOKEN"},
 	} {
 		tok, err := resolve(t, path, tc.env)
 		if err != nil || tok.Value != tc.value || tok.Where != tc.from {
@@ -118,6 +120,10 @@ func TestTokenFromEnvironment(t *testing.T) {
 	if _, err := os.Stat(path); err == nil {
 		t.Error("a token from the environment created the file")
 	}
+	if tok, err := resolve(t, path, map[string]string{"AGENTICA_NOTIFY_TOKEN": "   "}); err != nil || tok.Value == "" || tok.Where == "AGENTICA_NOTIFY_TOKEN" {
+		t.Errorf("a blank token is no token: %+v %v", tok, err)
+	}
+	os.Remove(path)
 	if _, err := resolve(t, path, map[string]string{"VPET_NOTIFY_TOKEN": "two words"}); !errors.Is(err, ErrNoToken) {
 		t.Errorf("a token a header cannot carry: %v", err)
 	}

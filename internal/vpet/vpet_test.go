@@ -169,6 +169,10 @@ func TestSocketPath(t *testing.T) {
 		{map[string]string{"VPET_NOTIFY_SOCKET": "", "AGENTICA_NOTIFY_SOCKET": "/a.sock"}, "linux", "", "/a.sock"},
 		{map[string]string{"VPET_NOTIFY_SOCKET": "~/pet.sock", "HOME": "/home/me"}, "linux", "", "/home/me/pet.sock"},
 		{map[string]string{"VPET_NOTIFY_SOCKET": "/v.sock"}, "linux", "/f.sock", "/f.sock"},
+		// agentica strips its values: surrounding spaces go, blank is unset.
+		{map[string]string{"AGENTICA_NOTIFY_SOCKET": "  /a.sock \n"}, "linux", "", "/a.sock"},
+		{map[string]string{"VPET_NOTIFY_SOCKET": " ", "AGENTICA_NOTIFY_SOCKET": "/a.sock"}, "linux", "", "/a.sock"},
+		{map[string]string{"AGENTICA_NOTIFY_SOCKET": "\t", "XDG_RUNTIME_DIR": "/run/u"}, "linux", "", "/run/u/vpet/notify.sock"},
 	} {
 		if got := SocketPath(env(tc.env), tc.goos, tc.flag); got != tc.want {
 			t.Errorf("%v %s %q: %q, want %q", tc.env, tc.goos, tc.flag, got, tc.want)
@@ -183,6 +187,8 @@ func TestSocketPath(t *testing.T) {
 		{map[string]string{"AGENTICA_NOTIFY_TOKEN_FILE": "/a.token"}, "", "/s/notify.sock", "/a.token"},
 		{map[string]string{"AGENTICA_NOTIFY_TOKEN_FILE": "/a.token", "VPET_NOTIFY_TOKEN_FILE": "/v.token"}, "", "/s/notify.sock", "/v.token"},
 		{map[string]string{"VPET_NOTIFY_TOKEN_FILE": "/v.token"}, "/f.token", "/s/notify.sock", "/f.token"},
+		{map[string]string{"AGENTICA_NOTIFY_TOKEN_FILE": " /a.token "}, "", "/s/notify.sock", "/a.token"},
+		{map[string]string{"AGENTICA_NOTIFY_TOKEN_FILE": "  "}, "", "/s/notify.sock", "/s/notify.token"},
 	} {
 		if got := TokenFile(env(tc.env), tc.flag, tc.socket); got != tc.want {
 			t.Errorf("token file %v %q %q: %q, want %q", tc.env, tc.flag, tc.socket, got, tc.want)

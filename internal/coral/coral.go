@@ -62,10 +62,19 @@ func Frame(tags ...Tag) []byte {
 }
 
 // StatusText is s made safe for a STATUS tag and clipped to MaxStatus runes.
-func StatusText(s string) string { return clip(Clean(s), MaxStatus) }
+func StatusText(s string) string { return clip(Clean(redact(s, MaxStatus)), MaxStatus) }
 
 // SummaryText is s made safe for a SUMMARY tag and clipped to MaxSummary runes.
-func SummaryText(s string) string { return clip(Clean(s), MaxSummary) }
+func SummaryText(s string) string { return clip(Clean(redact(s, MaxSummary)), MaxSummary) }
+
+// redact removes credentials (text.Redact) from what is about to be clipped
+// to max: Coral's dashboard can serve its statuses to a phone.
+func redact(s string, max int) string {
+	if limit := 4*max + 1024; len(s) > limit {
+		s = text.ClipBytes(s, limit)
+	}
+	return text.Redact(s)
+}
 
 // Clean makes s one value that Coral's parser reads back exactly:
 //

@@ -523,7 +523,9 @@ func (inv *Invocation) Send(r transport.Request) (transport.Reply, error) {
 		return transport.Reply{}, nil
 	}
 	reply, err := r.Do(inv.Context())
-	d := delivery{To: r.Summary(), Status: reply.Status, Reply: text.ClipBytes(string(reply.Body), 200)}
+	// The reply is kept longer than it is logged: redaction (appendLog)
+	// must see a credential whole before the log clips it.
+	d := delivery{To: r.Summary(), Status: reply.Status, Reply: text.ClipBytes(string(reply.Body), 1024)}
 	if err != nil {
 		d.Error = err.Error()
 	}

@@ -329,3 +329,37 @@ func TestVersionFromBuildInfo(t *testing.T) {
 		t.Errorf("a build from a checkout: %q", stdout.String())
 	}
 }
+
+// secretRequest is a delivery whose URL, reply and error hold credentials.
+type secretRequest struct{}
+
+func (secretRequest) Describe() string { return "POST http://user:SECRETpw@127.0.0.1:4000/x" }
+func (secretRequest) Summary() string  { return "POST http://user:SECRETpw@127.0.0.1:4000/x (2 bytes)" }
+func (secretRequest) Do(context.Context) (transport.Reply, error) {
+	return transport.Reply{Status: 401, Body: []byte(`{"error":"bad token","token":"SECRETtok"}`)},
+		errors.New(`Post "http://user:SECRETpw@127.0.0.1:4000/x?access_token=SECRETq": 401`)
+}
+
+type secretCLI struct{}
+
+func (secretCLI) Run(inv *Invocation) error {
+	inv.Send(secretRequest{})
+	inv.Notef("retrying http://user:SECRETpw@127.0.0.1:4000/x with Authorization: Bearer SECRETbearer1")
+	return nil
+}
+
+// The debug log never holds a credential: not in a URL's userinfo, a reply
+// body, an error or a note.
+func TestLogRedactsCredentials(t *testing.T) {
+	logPath := filepath.Join(t.TempDir(), "debug.log")
+	t.Setenv(EnvLog, logPath)
+	t.Setenv(EnvDryRun, "")
+	Run(Binary{Name: "t", CLI: &secretCLI{}}, nil, nil, io.Discard, io.Discard)
+	b, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(b, []byte("SECRET")) || !bytes.Contains(b, []byte("<redacted>")) {
+		t.Errorf("log: %s", b)
+	}
+}

@@ -1,14 +1,19 @@
 package hook
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"time"
+
+	"github.com/hookwire/hookwire/internal/text"
 )
 
 // record is one line of the debug log (PULSE_LOG): what one invocation saw,
-// decided and sent. It never holds a secret, a prompt or a tool's output:
-// requests are recorded by their Summary.
+// decided and sent. Requests are recorded by their Summary, never with their
+// body; what the log does hold of the outside world (a URL in a summary or an
+// error, a reply's first bytes, a note) is redacted (text.Redact) as it is
+// written: a URL's userinfo, bearer tokens, token-like values.
 type record struct {
 	Time     string     `json:"time"`
 	Binary   string     `json:"binary"`
@@ -50,8 +55,11 @@ func appendLog(path string, r *record) {
 	if path == "" {
 		return
 	}
-	b, err := json.Marshal(r)
-	if err != nil {
+	redactRecord(r)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // <redacted> reads as such
+	if enc.Encode(r) != nil {
 		return
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
@@ -59,9 +67,24 @@ func appendLog(path string, r *record) {
 		return
 	}
 	defer f.Close()
-	_, _ = f.Write(append(b, '\n'))
+	_, _ = f.Write(buf.Bytes()) // Encode ends the line
 }
 
 func ms(d time.Duration) float64 {
 	return float64(d.Microseconds()) / 1000
+}
+
+// redactRecord removes credentials from what the record holds of the outside
+// world. It runs only when the log is written: the regular expressions cost
+// a hook that does not log nothing.
+func redactRecord(r *record) {
+	for i := range r.Sent {
+		d := &r.Sent[i]
+		d.To, d.Error = text.Redact(d.To), text.Redact(d.Error)
+		d.Reply = text.ClipBytes(text.Redact(d.Reply), 200)
+	}
+	r.Error = text.Redact(r.Error)
+	for i := range r.Notes {
+		r.Notes[i] = text.Redact(r.Notes[i])
+	}
 }

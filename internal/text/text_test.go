@@ -100,6 +100,9 @@ func FuzzSanitizers(f *testing.F) {
 				t.Fatalf("Keep(%q) kept %q", s, k[i])
 			}
 		}
+		if r := Redact(s); Redact(r) != r || utf8.ValidString(s) && !utf8.ValidString(r) {
+			t.Fatalf("Redact(%q) = %q, again %q", s, r, Redact(r))
+		}
 		o := OneLine(s)
 		if !utf8.ValidString(o) || strings.Contains(o, "  ") || strings.TrimSpace(o) != o {
 			t.Fatalf("OneLine(%q) = %q", s, o)

@@ -36,7 +36,9 @@ var previewRank = func() map[string]int {
 }()
 
 // Preview is a short, one-line account of what a tool will touch, from its
-// input, or "" when the input names nothing on the list.
+// input, or "" when the input names nothing on the list. Credentials in it
+// are redacted before it is clipped, as in agentica (so are errors'), since
+// the pet shows it away from the terminal.
 func Preview(input json.RawMessage) string {
 	if len(input) == 0 {
 		return ""
@@ -49,7 +51,7 @@ func Preview(input json.RawMessage) string {
 		}
 		return bestRank > 0
 	})
-	return text.Clip(previewValue(best), PreviewLimit)
+	return text.RedactClip(previewValue(best), PreviewLimit)
 }
 
 // previewValue is a string, or an argv array joined with spaces (Codex sends
@@ -80,7 +82,7 @@ const ErrorLimit = 200
 func ToolError(s string) string {
 	for line := range strings.SplitSeq(s, "\n") {
 		if l := text.OneLine(line); l != "" {
-			return text.Clip(l, ErrorLimit)
+			return text.RedactClip(l, ErrorLimit)
 		}
 	}
 	return ""
@@ -97,5 +99,5 @@ func RunError(typ, msg string) string {
 	case msg == "":
 		s = typ
 	}
-	return text.Clip(s, TextLimit)
+	return text.RedactClip(s, TextLimit)
 }

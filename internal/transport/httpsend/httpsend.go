@@ -47,11 +47,16 @@ var ErrNotLoopback = errors.New("host is not loopback")
 
 func (h Request) method() string { return transport.OrDefault(h.Method, http.MethodPost) }
 
+// where is the URL as printed (a password in it masked), and the socket.
 func (h Request) where() string {
-	if h.Socket != "" {
-		return h.URL + " via unix:" + h.Socket
+	shown := h.URL
+	if u, err := url.Parse(h.URL); err == nil && u.User != nil {
+		shown = u.Redacted()
 	}
-	return h.URL
+	if h.Socket != "" {
+		return shown + " via unix:" + h.Socket
+	}
+	return shown
 }
 
 // Describe is the request line, the headers (sorted, secrets redacted), a

@@ -184,6 +184,17 @@ func TestHTTPOverUnixSocketOtherUser(t *testing.T) {
 	}
 }
 
+// A password in the URL (TRAILBOSS_URL=http://user:secret@…) is printed by
+// neither a dry run nor the log.
+func TestHTTPDescribeHidesThePassword(t *testing.T) {
+	h := Request{URL: "http://user:SECRETpw@127.0.0.1:4000/api/sessions", Body: []byte("{}")}
+	for _, s := range []string{h.Describe(), h.Summary()} {
+		if strings.Contains(s, "SECRET") || !strings.Contains(s, "127.0.0.1:4000/api/sessions") {
+			t.Errorf("%q", s)
+		}
+	}
+}
+
 // A negative MaxReply returns at the status line: a body that trickles in
 // (one byte per 100 ms, 10 s in all) would otherwise run into the deadline.
 func TestHTTPBodyNotRead(t *testing.T) {

@@ -1,0 +1,72 @@
+package text
+
+import (
+	"regexp"
+	"sync"
+)
+
+// Redacted stands for a credential that was removed.
+const Redacted = "<redacted>"
+
+// redactions are the credential shapes Redact removes, in the order they are
+// applied: a URL's userinfo before the tokens it may hold, a header's scheme
+// kept and its value dropped, a name kept and its value dropped.
+// They are compiled on first use: a hook that never redacts never pays.
+var redactions = sync.OnceValue(func() []redaction {
+	return []redaction{
+		// A private key, whole.
+		{regexp.MustCompile(`(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)`), "<redacted private key>"},
+		// scheme://user:password@host and scheme://token@host.
+		{regexp.MustCompile(`\b([a-zA-Z][a-zA-Z0-9+.-]*://)[^/\s@'"]+@`), "${1}" + Redacted + "@"},
+		// Authorization: Bearer …, Basic …, token ….
+		{regexp.MustCompile(`(?i)\b(authorization["']?\s*[:=]\s*["']?(?:bearer|basic|token|bot|digest)\s+)[^\s'",;]+`), "${1}" + Redacted},
+		{regexp.MustCompile(`(?i)\b(bearer\s+)[A-Za-z0-9._~+/=-]{8,}`), "${1}" + Redacted},
+		// ?access_token=…&api_key=… in a URL.
+		{regexp.MustCompile(`(?i)([?&;](?:access_token|refresh_token|id_token|token|api_?key|key|secret|client_secret|password|passwd|pwd|auth|sig|signature)=)[^&\s#'"]+`), "${1}" + Redacted},
+		// --password=…, --token …
+		{regexp.MustCompile(`(?i)((?:^|\s)--?(?:password|passwd|pass|token|secret|api-?key|access-?token|auth-?token|client-?secret)(?:=|\s+))("[^"]*"|'[^']*'|[^\s'"]+)`), "${1}" + Redacted},
+		// curl -u user:password, --user=user:password
+		{regexp.MustCompile(`((?:^|\s)(?:-u|--user)(?:=|\s+))[^\s:'"]+:[^\s'"]+`), "${1}" + Redacted},
+		// AWS_SECRET_ACCESS_KEY=…, GITHUB_TOKEN=…, DB_PASSWORD='…'
+		{regexp.MustCompile(`(?i)\b([A-Za-z0-9_]*(?:secret|token|password|passwd|api_?key|access_key|private_key|credentials?)[A-Za-z0-9_]*=)("[^"]*"|'[^']*'|[^\s'";&|]+)`), "${1}" + Redacted},
+		// "password": "…" in JSON.
+		{regexp.MustCompile(`(?i)("[a-z0-9_-]*(?:password|passwd|secret|token|api_?key|access_key|credentials?)"\s*:\s*")(?:[^"\\]|\\.)*"`), "${1}" + Redacted + `"`},
+		// Tokens known by their shape, wherever they stand.
+		{regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,}|sk-[A-Za-z0-9_-]{16,}|xox[abposr]-[A-Za-z0-9-]{8,}|AKIA[0-9A-Z]{16}|glpat-[A-Za-z0-9_-]{16,}|AIza[0-9A-Za-z_-]{30,}|npm_[A-Za-z0-9]{30,}|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*)`), Redacted},
+	}
+})
+
+type redaction struct {
+	re   *regexp.Regexp
+	with string
+}
+
+// Redact replaces the credentials in s (bearer tokens, a URL's userinfo,
+// access_token= and the like in a query, --password=… flags, *_SECRET…=
+// assignments, "password": "…" fields, tokens known by their shape, private
+// keys) with Redacted, and leaves everything else as it was. It is for text
+// that leaves the terminal for a surface (a pet, a dashboard, a queue) or the
+// debug log; it is a net for the common shapes, not a guarantee.
+func Redact(s string) string {
+	if s == "" {
+		return s
+	}
+	for _, r := range redactions() {
+		s = r.re.ReplaceAllString(s, r.with)
+	}
+	return s
+}
+
+// RedactClip is Clip(Redact(s), max) in bounded time: s is first cut well
+// beyond what Clip keeps, so that a huge input costs no more than a short one
+// and a credential that the cut goes through is still long enough to be
+// recognized.
+func RedactClip(s string, max int) string {
+	if max <= 0 {
+		return ""
+	}
+	if limit := 4*max + 1024; len(s) > limit {
+		s = ClipBytes(s, limit)
+	}
+	return Clip(Redact(s), max)
+}

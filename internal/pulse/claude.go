@@ -251,6 +251,9 @@ func (c *claudeCLI) scan(inv *hook.Invocation, s *transcript.Session, ev agent.E
 	for _, p := range res.Rescanned {
 		inv.Notef("transcript %s was rewritten: read again from the start", p)
 	}
+	if res.Skipped > 0 {
+		inv.Notef("transcript: %d line(s) longer than %d MiB skipped, not counted", res.Skipped, transcript.MaxLine>>20)
+	}
 	if !res.Done {
 		inv.Notef("transcript: read for %v and not finished: the next call goes on", scanBudget)
 		return

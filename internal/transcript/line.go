@@ -29,7 +29,7 @@ type record struct {
 // parseLine reads a line that passed the prefilter. ok is false for a line
 // that is malformed or carries no usage.
 func parseLine(line []byte, wantText bool) (r record, ok bool) {
-	if !gjson.ValidBytes(line) {
+	if !validLine(line) {
 		return r, false
 	}
 	// gjson.ParseBytes would copy the line, which can be many MiB. The
@@ -147,4 +147,35 @@ func envelope(o gjson.Result) env {
 		return true
 	})
 	return e
+}
+
+// maxDepth bounds a line's nesting. Transcript lines nest a dozen levels;
+// gjson's validator recurses once per level, and a line of millions of
+// brackets would take seconds and more stack than the runtime allows (a
+// crash, the one non-zero exit a hook must never have).
+const maxDepth = 512
+
+// validLine is gjson.ValidBytes for a line nested no deeper than maxDepth,
+// checked first in one linear pass.
+func validLine(line []byte) bool {
+	depth, inString := 0, false
+	for i := 0; i < len(line); i++ {
+		switch c := line[i]; {
+		case inString:
+			if c == '\\' {
+				i++
+			} else if c == '"' {
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			if depth++; depth > maxDepth {
+				return false
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return gjson.ValidBytes(line)
 }

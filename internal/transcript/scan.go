@@ -31,7 +31,15 @@ type Result struct {
 	// Rescanned lists the files found rewritten or replaced and read again
 	// from the start.
 	Rescanned []string
+	// Skipped counts the lines longer than MaxLine, which were not read.
+	Skipped int
 }
+
+// MaxLine bounds a line, and with it the scan's memory: a longer one is
+// skipped (and counted in Result.Skipped) rather than held. A line with
+// usage is an assistant message, kilobytes; a tool_use that writes a big
+// file makes it megabytes. A variable so that tests can lower it.
+var MaxLine = 64 << 20
 
 // chunk is the read size: large enough that reads cost nothing next to
 // scanning, small enough to stay in cache.
@@ -43,7 +51,7 @@ func (s *Session) Scan(transcript string, opt Options) (Result, error) {
 	res := Result{Done: true}
 	buf := make([]byte, chunk)
 	s.index()
-	done, rescanned, err := s.scanFile(transcript, transcript, true, opt, &buf)
+	done, rescanned, err := s.scanFile(transcript, transcript, true, opt, &buf, &res.Skipped)
 	if rescanned {
 		res.Rescanned = append(res.Rescanned, transcript)
 	}
@@ -73,7 +81,7 @@ func (s *Session) Scan(transcript string, opt Options) (Result, error) {
 				continue
 			}
 		}
-		done, rescanned, err := s.scanFile(path, rel, false, opt, &buf)
+		done, rescanned, err := s.scanFile(path, rel, false, opt, &buf, &res.Skipped)
 		if rescanned {
 			res.Rescanned = append(res.Rescanned, path)
 		}
@@ -145,7 +153,7 @@ func (s *Session) subagentFiles(root string, full bool) []string {
 const tailSize = 64
 
 // scanFile reads path from where the mark named key left off.
-func (s *Session) scanFile(path, key string, main bool, opt Options, buf *[]byte) (done, rescanned bool, err error) {
+func (s *Session) scanFile(path, key string, main bool, opt Options, buf *[]byte, skipped *int) (done, rescanned bool, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return false, false, err
@@ -166,8 +174,9 @@ func (s *Session) scanFile(path, key string, main bool, opt Options, buf *[]byte
 	}
 	m.Dev, m.Ino, m.Size, m.MTime = dev, ino, end, fi.ModTime().UnixMilli()
 
-	pos := m.Offset // file offset of (*buf)[0]
-	carry := 0      // bytes at the start of buf that are an unfinished line
+	pos := m.Offset   // file offset of (*buf)[0]
+	carry := 0        // bytes at the start of buf that are an unfinished line
+	skipping := false // inside a line over MaxLine: drop bytes up to its newline
 	for pos+int64(carry) < end {
 		want := min(int64(len(*buf)-carry), end-pos-int64(carry))
 		n, err := f.ReadAt((*buf)[carry:carry+int(want)], pos+int64(carry))
@@ -178,13 +187,34 @@ func (s *Session) scanFile(path, key string, main bool, opt Options, buf *[]byte
 			return false, rescanned, err
 		}
 		data := (*buf)[:carry+n]
+		if skipping {
+			i := bytes.IndexByte(data, '\n')
+			if i < 0 {
+				pos += int64(len(data))  // the next scan starts here, mid-line:
+				m.Offset, carry = pos, 0 // the rest is no JSON and is skipped
+				continue
+			}
+			pos += int64(i + 1)
+			m.Offset, skipping, data = pos, false, data[i+1:]
+			if bytes.IndexByte(data, '\n') < 0 {
+				carry = copy(*buf, data) // an unfinished line: read on
+				continue
+			}
+		}
 		last := bytes.LastIndexByte(data, '\n')
 		if last < 0 {
+			if len(data) >= MaxLine {
+				// Too long to hold: skip it, and say so.
+				*skipped++
+				pos += int64(len(data))
+				m.Offset, carry, skipping = pos, 0, true
+				continue
+			}
 			if pos+int64(len(data)) >= end {
 				break // a torn last line: it is read once it is whole
 			}
 			// A line longer than the buffer: grow it and read on.
-			bigger := make([]byte, 2*len(*buf))
+			bigger := make([]byte, min(2*len(*buf), MaxLine))
 			copy(bigger, data)
 			*buf = bigger
 			carry = len(data)

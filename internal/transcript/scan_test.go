@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -325,4 +326,48 @@ func FuzzScan(f *testing.F) {
 			t.Fatalf("negative %+v", u)
 		}
 	})
+}
+
+// A line over MaxLine (a transcript with no newline for gigabytes) is
+// skipped and noted, with memory bounded by MaxLine; the lines after it
+// count.
+func TestScanOverlongLineSkipped(t *testing.T) {
+	saved := transcript.MaxLine
+	transcript.MaxLine = 3 << 20
+	t.Cleanup(func() { transcript.MaxLine = saved })
+	g := transcripttest.New(5).Turns(2)
+	good := strings.Join(g.Main, "\n") + "\n"
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	huge := `{"type":"user","usage":"` + strings.Repeat("z", 10<<20) + "\"}\n"
+	os.WriteFile(path, []byte(huge+good), 0o600)
+	want := transcripttest.Reference(path, false)
+	var st store
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	s, res := st.call(t, path, transcript.Options{})
+	runtime.ReadMemStats(&after)
+	if s.Totals != want || s.Totals == (transcript.Usage{}) {
+		t.Errorf("%+v, want %+v", s.Totals, want)
+	}
+	if res.Skipped != 1 {
+		t.Errorf("skipped %d lines, want 1", res.Skipped)
+	}
+	if grown := after.TotalAlloc - before.TotalAlloc; grown > 4*uint64(transcript.MaxLine) {
+		t.Errorf("allocated %d MiB for a %d MiB line cap", grown>>20, transcript.MaxLine>>20)
+	}
+}
+
+// A line nested millions deep is refused in linear time, not validated by
+// recursion (which would overflow the stack: a crash).
+func TestScanDeepLine(t *testing.T) {
+	g := transcripttest.New(5).Turns(2)
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	deep := `{"usage":` + strings.Repeat("[", 8<<20) + "\n"
+	os.WriteFile(path, []byte(deep+strings.Join(g.Main, "\n")+"\n"), 0o600)
+	var st store
+	s, _ := st.call(t, path, transcript.Options{})
+	if want := transcripttest.Reference(path, false); s.Totals != want {
+		t.Errorf("%+v, want %+v", s.Totals, want)
+	}
 }

@@ -128,7 +128,7 @@ func (c *collector) line(line []byte, tooLong bool) error {
 // not JSON, a sidechain, a system or progress line), its message id and its
 // content.
 func tailEntry(line []byte) (role, id string, content gjson.Result) {
-	if !gjson.ValidBytes(line) {
+	if !validLine(line) {
 		return "", "", content
 	}
 	root := gjson.ParseBytes(line)

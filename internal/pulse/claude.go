@@ -118,18 +118,33 @@ func (c *claudeCLI) Run(inv *hook.Invocation) error {
 		return nil
 	}
 
-	store, err := state.Open(inv.Getenv, "pulse-claude")
+	open := state.Open
+	if inv.DryRun() {
+		open = state.OpenReadOnly // a dry run changes nothing on disk
+	}
+	store, err := open(inv.Getenv, "pulse-claude")
 	if err != nil {
 		inv.Notef("state: %v: token figures start from zero on every call", err)
 	}
 	name := state.Key(ev.Session)
 	if event == "session_end" {
-		// Like the reference: a retired slot needs no figures. The state goes.
-		if store != nil {
-			for _, n := range []string{name, name + mainOnly} {
-				store.Remove(n + ".scan")
-				store.Remove(n + ".ids")
+		// Like the reference: a retired slot needs no figures. The state
+		// goes, under its lock: a hook of this session still scanning must
+		// not save it back half-removed. One held too long is left to GC.
+		for _, n := range []string{name, name + mainOnly} {
+			if store == nil {
+				break
 			}
+			ctx, cancel := contextWithin(inv, lockBudget)
+			release, err := store.Lock(ctx, n+".scan")
+			cancel()
+			if err != nil {
+				inv.Notef("state: another hook of this session held it past %v: left for later", lockBudget)
+				continue
+			}
+			store.Remove(n + ".scan")
+			store.Remove(n + ".ids")
+			release()
 		}
 		inv.Send(Dispatch(Target(inv.Getenv), event, CSV("?", "0", "0", "0", "0", short(ev.Session))))
 		return nil
@@ -207,7 +222,9 @@ func (c *claudeCLI) burn(inv *hook.Invocation, store *state.Store, name string, 
 	if ev.Kind == agent.SessionStart && ev.Model != "" {
 		s.StartModel = ev.Model
 	}
-	if ev.Agent == agent.Claude && ev.Transcript != "" {
+	if ev.Agent == agent.Claude && ev.Transcript != "" && store.ReadOnly() {
+		c.scan(inv, s, ev) // a dry run: the counted ids are kept in memory
+	} else if ev.Agent == agent.Claude && ev.Transcript != "" {
 		set, err := transcript.OpenIDSet(filepath.Join(store.Dir(), name+".ids"), s)
 		if err != nil {
 			inv.Notef("state: %v: sending the last saved totals", err)

@@ -25,6 +25,9 @@ import (
 // Store is one binary's corner of the state directory.
 type Store struct {
 	dir string
+	// readOnly is a dry run's store: it reads what is there and changes
+	// nothing on disk, not even a directory or a lock file.
+	readOnly bool
 }
 
 // ErrUnsafe is returned for a state directory that another user could tamper with.
@@ -52,6 +55,33 @@ func Open(getenv func(string) string, name string) (*Store, error) {
 	}
 	return &Store{dir: dir}, nil
 }
+
+// OpenReadOnly returns the store for name as Open does, for a dry run
+// (PULSE_DRYRUN): it reads what earlier runs saved, and its Write, Remove, GC
+// and Lock change nothing on disk. A missing directory reads as empty.
+func OpenReadOnly(getenv func(string) string, name string) (*Store, error) {
+	root := Root(getenv)
+	dir := filepath.Join(root, name)
+	for _, d := range []string{root, dir} {
+		fi, err := os.Lstat(d)
+		if errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir() {
+			return nil, fmt.Errorf("%w: %s is not a directory (a symlink?)", ErrUnsafe, d)
+		}
+		if uid, ok := Owner(fi); ok && uid != os.Getuid() {
+			return nil, fmt.Errorf("%w: %s belongs to uid %d", ErrUnsafe, d, uid)
+		}
+	}
+	return &Store{dir: dir, readOnly: true}, nil
+}
+
+// ReadOnly reports a dry run's store.
+func (s *Store) ReadOnly() bool { return s.readOnly }
 
 // Dir is the store's directory.
 func (s *Store) Dir() string { return s.dir }
@@ -120,6 +150,9 @@ func (s *Store) Read(name string) ([]byte, error) {
 // Write replaces a file atomically: readers see the old or the new content,
 // never a mix, and concurrent writers never share a temp file.
 func (s *Store) Write(name string, data []byte) error {
+	if s.readOnly {
+		return nil
+	}
 	f, err := os.CreateTemp(s.dir, "."+name+".*.tmp")
 	if err != nil {
 		return err
@@ -138,44 +171,80 @@ func (s *Store) Write(name string, data []byte) error {
 	return nil
 }
 
-// Remove deletes a file and its lock; a missing file is fine.
+// Remove deletes a file; a missing file is fine. Its lock file stays: the
+// caller may hold it, and others may be waiting on it (see Lock).
 func (s *Store) Remove(name string) error {
+	if s.readOnly {
+		return nil
+	}
 	err := os.Remove(s.path(name))
 	if errors.Is(err, fs.ErrNotExist) {
 		err = nil
 	}
-	os.Remove(s.path(name + ".lock"))
 	return err
 }
 
 // Lock takes the advisory lock for name, waiting until ctx's deadline. The
 // returned function releases it.
+//
+// A lock file is unlinked only by GC, and only while GC holds it. A process
+// that was waiting on the unlinked file then gets a lock that guards
+// nothing, while a newcomer locks a new file: so a lock, once taken, is
+// checked to still be the file at its path, and taken again if not. The lock
+// can never be held twice at once.
 func (s *Store) Lock(ctx context.Context, name string) (release func(), err error) {
-	f, err := os.OpenFile(s.path(name+".lock"), os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, err
+	if s.readOnly {
+		return func() {}, nil // nothing is written: nothing to guard
 	}
+	path := s.path(name + ".lock")
 	for {
-		ok, err := tryLock(f)
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 		if err != nil {
-			f.Close()
 			return nil, err
 		}
-		if ok {
+		if err := waitLock(ctx, f); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("lock %s: %w", name, err)
+		}
+		if current(f, path) {
 			return func() { unlockFile(f); f.Close() }, nil
+		}
+		unlockFile(f) // GC unlinked it while we waited: take the new one
+		f.Close()
+	}
+}
+
+// waitLock takes f's lock, polling until ctx ends.
+func waitLock(ctx context.Context, f *os.File) error {
+	for {
+		ok, err := tryLock(f)
+		if err != nil || ok {
+			return err
 		}
 		select {
 		case <-ctx.Done():
-			f.Close()
-			return nil, fmt.Errorf("lock %s: %w", name, ctx.Err())
+			return ctx.Err()
 		case <-time.After(2 * time.Millisecond):
 		}
 	}
 }
 
+// current reports whether f is still the file at path.
+func current(f *os.File, path string) bool {
+	held, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	now, err := os.Stat(path)
+	return err == nil && os.SameFile(held, now)
+}
+
 // GC removes files not modified for maxAge: the state of sessions that ended
 // without a session end (a crash, a kill, an agent that sends none).
 func (s *Store) GC(maxAge time.Duration) (removed int) {
+	if s.readOnly {
+		return 0
+	}
 	entries, err := os.ReadDir(s.dir)
 	if err != nil {
 		return 0
@@ -183,10 +252,28 @@ func (s *Store) GC(maxAge time.Duration) (removed int) {
 	cutoff := time.Now().Add(-maxAge)
 	for _, e := range entries {
 		if info, err := e.Info(); err == nil && info.Mode().IsRegular() && info.ModTime().Before(cutoff) {
-			if os.Remove(s.path(e.Name())) == nil {
+			if s.remove(e.Name()) {
 				removed++
 			}
 		}
 	}
 	return removed
+}
+
+// remove deletes a file GC found old. A lock file goes only if nobody holds
+// it, and while GC does (see Lock): one that is held is in use.
+func (s *Store) remove(name string) bool {
+	if !strings.HasSuffix(name, ".lock") {
+		return os.Remove(s.path(name)) == nil
+	}
+	f, err := os.OpenFile(s.path(name), os.O_RDWR, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if ok, err := tryLock(f); !ok || err != nil {
+		return false
+	}
+	defer unlockFile(f)
+	return current(f, s.path(name)) && os.Remove(s.path(name)) == nil
 }

@@ -181,3 +181,62 @@ func TestKey(t *testing.T) {
 		}
 	}
 }
+
+// The lock never splits: session ends (Remove under the lock) and GC running
+// beside holders and waiters never let two of them hold "the" lock at once,
+// as a waiter on an unlinked file and a newcomer on a new one would.
+func TestLockNeverSplits(t *testing.T) {
+	s, err := Open(env(t.TempDir()), "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var inside, overlaps int32
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	go func() { // GC, as every hook runs it, with everything already old
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				s.GC(-time.Hour)
+			}
+		}
+	}()
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 150 {
+				release, err := s.Lock(ctx, "session")
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				inside++
+				if inside > 1 {
+					overlaps++
+				}
+				mu.Unlock()
+				s.Write("session", []byte(strconv.Itoa(i)))
+				if (g+i)%3 == 0 {
+					s.Remove("session") // a session end
+				}
+				time.Sleep(50 * time.Microsecond)
+				mu.Lock()
+				inside--
+				mu.Unlock()
+				release()
+			}
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	if overlaps > 0 {
+		t.Errorf("the lock was held twice at once %d times", overlaps)
+	}
+}

@@ -110,7 +110,11 @@ func (c *hookCLI) Run(inv *hook.Invocation) error {
 		return err
 	}
 
-	store, err := state.Open(inv.Getenv, Name)
+	open := state.Open
+	if inv.DryRun() {
+		open = state.OpenReadOnly // a dry run changes nothing on disk
+	}
+	store, err := open(inv.Getenv, Name)
 	if err != nil {
 		inv.Notef("state: %v: no spool, and a repeated stuck is sent again", err)
 		store = nil

@@ -243,7 +243,7 @@ func (n *notice) update(wantState bool) {
 		n.derive()
 		return
 	}
-	store, err := state.Open(n.inv.Getenv, "vpet-notify")
+	store, err := openState(n.inv)
 	if err != nil {
 		if wantState {
 			n.inv.Notef("state: %v: durations and cancellations are not known", err)
@@ -507,7 +507,7 @@ func (b budgeted) Do(ctx context.Context) (transport.Reply, error) {
 // state directory; nil when there is none (O_EXCL still decides).
 func tokenLock(inv *hook.Invocation) func(ctx context.Context) (func(), error) {
 	return func(ctx context.Context) (func(), error) {
-		store, err := state.Open(inv.Getenv, "vpet-notify")
+		store, err := openState(inv)
 		if err != nil {
 			return nil, err
 		}
@@ -522,4 +522,12 @@ func kindName(ev agent.Event) string {
 		return fmt.Sprintf("event %q", ev.Name)
 	}
 	return string(ev.Kind)
+}
+
+// openState is the session state's store; a dry run's changes nothing.
+func openState(inv *hook.Invocation) (*state.Store, error) {
+	if inv.DryRun() {
+		return state.OpenReadOnly(inv.Getenv, "vpet-notify")
+	}
+	return state.Open(inv.Getenv, "vpet-notify")
 }

@@ -10,10 +10,14 @@
 //     delivery honours and that a watchdog enforces;
 //  4. stdin read with a size cap, never from a terminal, never waited on
 //     forever;
-//  5. PULSE_DRYRUN: do everything, send nothing, print what would be sent;
-//  6. PULSE_LOG: one JSON line per invocation, for the person debugging.
+//  5. PULSE_DRYRUN: do everything, send nothing, change nothing on disk,
+//     print what would be sent;
+//  6. PULSE_LOG: one JSON line per invocation, for the person debugging,
+//     credentials redacted.
 //
-// A binary is a kong grammar whose Run method takes an *Invocation.
+// A binary is a kong grammar whose Run method takes an *Invocation. The
+// commands for a person (install, doctor, …) are the exception to 1: a
+// usage error exits 2, a failure 1, a panic 1 with its stack on stderr.
 package hook
 
 import (
@@ -96,7 +100,8 @@ type Binary struct {
 }
 
 // A Command is a subcommand for a person: its CLI's Run method takes a
-// *Console and its error is reported on stderr with exit status 1.
+// *Console and its error (or panic) is reported on stderr with exit status
+// 1; a usage error exits 2. Flags may come before its name.
 type Command struct {
 	Name, Help string
 	CLI        any
@@ -143,7 +148,7 @@ type Invocation struct {
 }
 
 // Main runs the binary with the process's arguments and exits. In hook mode
-// the exit status is always 0.
+// the exit status is always 0; a command for a person's is not (Command).
 func Main(b Binary) {
 	os.Exit(Run(b, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

@@ -120,7 +120,8 @@ func (d *daemon) deliver(e Event) result {
 		return d.save([][]byte{body})
 	}
 	if !d.inv.DryRun() {
-		// Emptied rather than removed: its lock file stays the one lock.
+		// Emptied rather than removed, as it always was. (Removing would be
+		// safe too: state.Store never unlinks a lock file that is held.)
 		if err := d.store.Write(spoolFile, nil); err != nil {
 			d.inv.Notef("spool: emptying it: %v", err)
 		}

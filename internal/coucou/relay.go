@@ -85,7 +85,7 @@ func (c *relayCLI) Run(inv *hook.Invocation) error {
 		// Codex's notify program: the JSON is the last argument.
 		payload, eventArg = js, ""
 	}
-	line, event, ok := Translate(payload, Input{Event: eventArg, Agent: tag, Getenv: inv.Getenv, Getwd: os.Getwd, Truncated: in.Truncated})
+	line, event, ok := Translate(payload, Input{Event: eventArg, Agent: tag, Getenv: inv.Getenv, Getwd: os.Getwd, Truncated: in.Truncated, Now: time.Now()})
 	if !ok {
 		inv.Skip("stdin: no JSON object: nothing to relay")
 		c.reply(inv, agent, ClaudeName(c.Event), None, nil)

@@ -15,7 +15,7 @@ func TestEventTime(t *testing.T) {
 		`{"session_id":"s","hook_event_name":"Stop","cwd":"/w","coucou_event_time_us":1}`,
 	} {
 		line, _, ok := Translate([]byte(in), Input{Now: now})
-		want := `{"coucou_event_time_us":1764504000123456,"cwd":"/w","hook_event_name":"Stop","session_id":"s"}`
+		want := `{"coucou_event_time_us":1796040000123456,"cwd":"/w","hook_event_name":"Stop","session_id":"s"}`
 		if !ok || string(line) != want {
 			t.Errorf("%s:\n got %s\nwant %s", in, line, want)
 		}

@@ -41,3 +41,71 @@ func TestTermEditor(t *testing.T) {
 		}
 	}
 }
+
+// Each agent's reply contract, as the Rust relay's reply.rs and the macOS
+// relay print them: Muse Code reads a JSON object after every hook but a
+// permission request ({}), as Gemini CLI and Copilot CLI do; a permission
+// request from an agent the app takes no decision for prints nothing.
+func TestReplyContracts(t *testing.T) {
+	for _, tc := range []struct {
+		agent, event string
+		d            Decision
+		want         string
+	}{
+		{"muse", "SessionStart", None, "{}"},
+		{"muse", "UserPromptSubmit", None, "{}"},
+		{"muse", "PreToolUse", None, "{}"},
+		{"muse", "PostToolUse", None, "{}"},
+		{"muse", "Stop", None, "{}"},
+		{"muse", "SessionEnd", None, "{}"},
+		{"muse", "PermissionRequest", None, ""},
+		{"muse", "PermissionRequest", Allow, `{"permissionDecision":"allow"}`},
+		{"muse", "PermissionRequest", Always, `{"permissionDecision":"allow"}`},
+		{"gemini", "PermissionRequest", None, ""},
+		{"gemini", "PermissionRequest", Allow, ""},
+		{"antigravity", "PermissionRequest", None, ""},
+		{"cursor", "PermissionRequest", Allow, ""},
+		{"amp", "Stop", None, ""},
+		{"hermes", "Stop", None, ""},
+		{"", "PermissionRequest", Answer, ""}, // an answer prints only through UpdatedInput
+		{"copilot", "PermissionRequest", Answer, `{"permissionDecision":"ask"}`},
+	} {
+		if got := Reply(tc.agent, tc.event, tc.d, nil); got != tc.want {
+			t.Errorf("Reply(%q, %q, %q) = %s, want %s", tc.agent, tc.event, tc.d, got, tc.want)
+		}
+	}
+}
+
+func TestUpdatedInput(t *testing.T) {
+	in := []byte(`{"questions":[{"question":"Which one?","options":[{"label":"A"},{"label":"B"}]},{"question":"Extras?","multiSelect":true,"options":[{"label":"Tests"},{"label":"Docs"}]}],"extra":1}`)
+	want := `{"answers":{"Extras?":["Docs"],"Which one?":"A"},"extra":1,"questions":[{"question":"Which one?","options":[{"label":"A"},{"label":"B"}]},{"question":"Extras?","multiSelect":true,"options":[{"label":"Tests"},{"label":"Docs"}]}]}`
+	for _, reply := range []string{
+		`{"permissionDecision":"answer","answers":{"Which one?":"A","Extras?":["Docs"]}}`,
+		`{"answers":{"Which one?":"A","Extras?":["Docs"]}}`,
+		`{"answers":[["A"],["Docs"]]}`,
+	} {
+		got, ok := UpdatedInput(in, []byte(reply))
+		if !ok || string(got) != want {
+			t.Errorf("%s:\n got %s %v\nwant %s", reply, got, ok, want)
+		}
+	}
+	for _, reply := range []string{
+		`{"permissionDecision":"allow","answers":{"Which one?":"A","Extras?":["Docs"]}}`,
+		`{"answers":{"Which one?":["A"],"Extras?":["Docs"]}}`,
+		`{"answers":{"Which one?":"A","Extras?":"Docs"}}`,
+		`{"answers":{"Which one?":"A","Extras?":[]}}`,
+		`{"answers":{"Which one?":"A","Extras?":["Docs"],"Other?":"x"}}`,
+		`{"answers":[["A"]]}`,
+		`{"answers":[["A","B"],["Docs"]]}`,
+		`{"answers":"A"}`,
+		`{"command":"rm -rf /"}`,
+		`allow`,
+	} {
+		if got, ok := UpdatedInput(in, []byte(reply)); ok {
+			t.Errorf("%s: accepted as %s", reply, got)
+		}
+	}
+	if _, ok := UpdatedInput([]byte(`{"questions":[]}`), []byte(`{"answers":{}}`)); ok {
+		t.Error("no questions: accepted")
+	}
+}

@@ -90,6 +90,9 @@ type Input struct {
 	Truncated bool
 	// Now stamps the line (EventTime); the zero time leaves it unstamped.
 	Now time.Time
+	// Kind is coucou_kind, what the line is to the app (KindAsk), if not an
+	// event.
+	Kind string
 }
 
 // EventTime is the relay's clock on every line, in microseconds since the
@@ -201,6 +204,9 @@ func Translate(payload []byte, in Input) (line []byte, event string, ok bool) {
 		}
 	}
 	fillAliases(p, in)
+	if in.Kind != "" {
+		p["coucou_kind"] = in.Kind
+	}
 	if !in.Now.IsZero() {
 		p[EventTime] = json.Number(strconv.FormatInt(in.Now.UnixMicro(), 10))
 	}

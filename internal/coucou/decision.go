@@ -122,9 +122,6 @@ func Reply(agent, event string, d Decision, suggestions []byte) string {
 			}
 			return ""
 		}
-		// Any other agent's decision is not the app's to give: nothing, as
-		// both upstream relays do.
-		return ""
 	}
 	switch agent {
 	case "gemini", "copilot", "muse": // they read a JSON object after every hook

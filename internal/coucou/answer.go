@@ -16,8 +16,8 @@ const KindAsk = "ask_user_question"
 
 // question is one entry of AskUserQuestion's tool_input.questions.
 type question struct {
-	Question    string `json:"question"`
-	MultiSelect bool   `json:"multiSelect"`
+	Question    string   `json:"question"`
+	MultiSelect bool     `json:"multiSelect"`
 	Options     []option `json:"options"`
 }
 
@@ -47,7 +47,7 @@ func UpdatedInput(toolInput, reply []byte) (updated []byte, ok bool) {
 		return nil, false
 	}
 	var r struct {
-		Decision *string        `json:"permissionDecision"`
+		Decision *string         `json:"permissionDecision"`
 		Answers  json.RawMessage `json:"answers"`
 	}
 	if len(reply) > maxAnswer || json.Unmarshal(reply, &r) != nil || r.Decision != nil && *r.Decision != "answer" {

@@ -59,9 +59,9 @@ const (
 	// DefaultAskTimeout is --ask's: the app gives up on a question at 120 s,
 	// the relay at 125 s, and the hook is installed with 130 s.
 	DefaultAskTimeout = 125 * time.Second
-	connectWithin          = 300 * time.Millisecond
-	ackWithin              = 300 * time.Millisecond
-	maxAnswer              = 64 << 10
+	connectWithin     = 300 * time.Millisecond
+	ackWithin         = 300 * time.Millisecond
+	maxAnswer         = 64 << 10
 )
 
 // EnvDecisionTimeout overrides DefaultDecisionTimeout.

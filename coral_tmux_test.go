@@ -253,3 +253,54 @@ done
 		t.Logf("screen:\n%s", shown["with"])
 	}
 }
+
+// Without a log to carry it, a prompt's goal is posted to Coral's API, at
+// the port Coral runs on: Coral passes it to nobody, but the tmux server it
+// started inherited CORAL_PORT from it, and coral-pulse reads it there when
+// neither its own environment nor Coral's board state names a server.
+func TestCoralPortFromTmux(t *testing.T) {
+	dir := t.TempDir()
+	tm := newTmux(t, dir)
+	bin, err := testkit.BuildSuite(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan string, 4)
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got <- r.Method + " " + r.URL.Path + " " + string(b)
+		w.Write([]byte(`{"ok":true}`))
+	}))
+	defer api.Close()
+	port := api.URL[strings.LastIndex(api.URL, ":")+1:]
+
+	uuid := randomUUID(t)
+	session := "claude-" + uuid
+	tm.run("new-session", "-d", "-s", session, "-x", "80", "-y", "24", "exec sleep 600")
+	pane := tm.run("display-message", "-p", "-t", session, "#{pane_id}")
+	server := tm.run("display-message", "-p", "-t", session, "#{pid}")
+	for _, scope := range []string{"-g", "-t"} {
+		args := []string{"set-environment", "-g", "CORAL_PORT", port}
+		if scope == "-t" {
+			tm.run("set-environment", "-g", "CORAL_PORT", "1") // the session's own wins
+			args = []string{"set-environment", "-t", session, "CORAL_PORT", port}
+		}
+		tm.run(args...)
+		cmd := exec.Command(filepath.Join(bin, "coral-pulse"))
+		cmd.Env = append(baseEnv(dir), "PATH="+filepath.Dir(tm.bin), "CORAL_SESSION_NAME="+session,
+			"TMUX="+tm.sock+","+server+",0", "TMUX_PANE="+pane)
+		cmd.Stdin = strings.NewReader(`{"session_id":"s1","cwd":"/home/u/app","hook_event_name":"UserPromptSubmit","prompt":"Fix the flaky payment test"}`)
+		if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
+			t.Fatalf("coral-pulse: %v %q", err, out)
+		}
+		want := `POST /api/sessions/live/app/events {"event_type":"goal","summary":"Fix the flaky payment test","session_id":"` + uuid + `"}`
+		select {
+		case g := <-got:
+			if g != want {
+				t.Errorf("tmux %s environment: Coral got %s, want %s", scope, g, want)
+			}
+		default:
+			t.Errorf("tmux %s environment: nothing posted to CORAL_PORT=%s", scope, port)
+		}
+	}
+}

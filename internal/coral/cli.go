@@ -101,8 +101,15 @@ func (c *hookCmd) Run(inv *hook.Invocation) error {
 			goals = nil
 		}
 	}
-	base := Base(inv.Getenv)
-	for _, t := range append(goals, confidences...) {
+	posts := append(goals, confidences...)
+	if len(posts) == 0 {
+		return nil
+	}
+	base, from := Locate(inv.Context(), inv.Getenv, s)
+	if from != "" {
+		inv.Notef("Coral's server %s, from %s", base, from)
+	}
+	for _, t := range posts {
 		kind := EventGoal
 		if t.Kind == Confidence {
 			kind = EventConfidence
@@ -205,7 +212,8 @@ func (c *confidenceCmd) Run(inv *hook.Invocation) error {
 		return nil
 	}
 	cwd, _ := os.Getwd()
-	inv.Send(PostEvent(Base(inv.Getenv), cwd, s, EventConfidence, t.Text))
+	base, _ := Locate(inv.Context(), inv.Getenv, s)
+	inv.Send(PostEvent(base, cwd, s, EventConfidence, t.Text))
 	return nil
 }
 

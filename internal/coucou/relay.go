@@ -28,6 +28,10 @@ request from an agent that takes decisions (Claude Code, Codex, Copilot CLI),
 waits for the answer from the notch and prints it in the agent's format;
 without an answer it prints nothing and the agent asks in its terminal.
 
+With --statusline it is Claude Code's status line command instead: it passes
+the plan limits to the app's plan-usage pill and prints what the status line it
+chains (--previous) prints.
+
 Socket: $COUCOU_SOCKET, else $XDG_RUNTIME_DIR/coucou.sock (Linux),
 ~/Library/Application Support/NotchBuddy/nb.sock (macOS), \\.\pipe\coucou-<SID> (Windows).
 
@@ -47,6 +51,8 @@ type relayCLI struct {
 	Agent           string           `help:"The agent's pill (gemini, antigravity, codex, cursor, copilot, …); none for Claude Code."`
 	Event           string           `arg:"" optional:"" help:"The event, for agents whose payload names none (Antigravity)."`
 	Rest            []string         `arg:"" optional:"" hidden:""` // ignored, as the reference relay does
+	StatusLine      bool             `name:"statusline" help:"Be Claude Code's status line command: pass the plan limits to the app, and print what the previous status line (--previous) prints."`
+	Previous        string           `placeholder:"COMMAND" help:"With --statusline: the status line command to chain (run with sh -c, the same input)."`
 	Ask             bool             `help:"Claude Code's PreToolUse hook for AskUserQuestion: show the question at the notch and answer it from there (waits up to 125s)."`
 	DecisionTimeout string           `name:"decision-timeout" placeholder:"DURATION" help:"How long to wait for an approval (default 118s, 125s with --ask; env COUCOU_DECISION_TIMEOUT)."`
 	Version         kong.VersionFlag `help:"Print the version."`
@@ -68,6 +74,9 @@ const (
 const EnvDecisionTimeout = "COUCOU_DECISION_TIMEOUT"
 
 func (c *relayCLI) Run(inv *hook.Invocation) error {
+	if c.StatusLine {
+		return c.statusLine(inv)
+	}
 	agent := c.Agent
 	var args []string
 	if c.Event != "" {

@@ -23,11 +23,12 @@ func Pulse() hook.Binary {
 
 Hook mode (hook JSON of any agent on stdin; an optional event name for agents
 whose payload has none): inside a session Coral launched (CORAL_SESSION_NAME, or
-a tmux session named <type>-<uuid>), appends ||PULSE:STATUS …|| (and, for a
-prompt, ||PULSE:SUMMARY …||) to the session's log, $TMPDIR/<type>_coral_<uuid>.log,
-in one write. The log is never created: outside Coral nothing is written. A
-prompt's goal, and CONFIDENCE tags the model wrote, also go to Coral's events API
-(loopback only).
+a tmux session named <type>-<uuid>), appends ||PULSE:STATUS …|| (with the
+session's goal, ||PULSE:SUMMARY …||) to the session's log,
+$TMPDIR/<type>_coral_<uuid>.log, in one write, each tag in an APC string that
+terminals do not show. The log is never created: outside Coral nothing is
+written. CONFIDENCE tags the model wrote, and a goal when there is no log, go to
+Coral's events API (loopback only).
 
 Args mode, for wrapper scripts: print the sanitized tag on stdout.
   coral-pulse status Running the test suite
@@ -37,7 +38,8 @@ Args mode, for wrapper scripts: print the sanitized tag on stdout.
 Environment:
   CORAL_SESSION_NAME   the Coral session, <type>-<uuid> (else tmux's, from TMUX_PANE)
   CORAL_URL            Coral's server (default http://localhost:$CORAL_PORT)
-  CORAL_PORT           Coral's port (default 8420)
+  CORAL_PORT           Coral's port (else the session's board state in ~/.coral,
+                       or tmux's environment; default 8420)
   PULSE_DRYRUN         print what would be written and posted instead
   PULSE_LOG            append one JSON line per run to this file
 

@@ -164,7 +164,7 @@ done
 		st      = "\x1b_||PULSE:STATUS "
 		sum     = "\x1b_||PULSE:SUMMARY "
 		end     = "||\x1b\\"
-		goal    = "Fix the flaky payment test"
+		goal    = "Fix the “flaky” payment test, 支付" // “ is E2 80 9C: a C1 ST byte inside UTF-8
 		payload = `{"session_id":"0b1c2d3e-1111-4a5e-9d4f-0d0b1f7e2a11","transcript_path":"/home/u/.claude/projects/x.jsonl","cwd":"/home/u/app","permission_mode":"default",`
 	)
 	inputBox := "\x1b[38;5;244m╭──────────────────────────────────────────────╮\x1b[39m\r\n" +
@@ -176,8 +176,8 @@ done
 	hook(payload+`"hook_event_name":"SessionStart","source":"startup"}`, st+"Waiting for instructions"+end)
 	reads("Waiting for instructions", "")
 
-	draw("Fix the flaky payment test\x1b[J\r\n\r\n\x1b[38;5;174m✻\x1b[39m Thinking…")
-	hook(payload+`"hook_event_name":"UserPromptSubmit","prompt":"Fix the flaky payment test\n\nIt fails one run in twenty."}`,
+	draw(goal + "\x1b[J\r\n\r\n\x1b[38;5;174m✻\x1b[39m Thinking…")
+	hook(payload+`"hook_event_name":"UserPromptSubmit","prompt":"`+goal+`\n\nIt fails one run in twenty."}`,
 		sum+goal+end+st+"Thinking"+end)
 	reads("Thinking", goal)
 	summaryAt := writes[len(writes)-1].at

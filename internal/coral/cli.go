@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/alecthomas/kong"
 
@@ -61,6 +62,9 @@ type hookCmd struct {
 	Agent string   `help:"The agent, when its payload does not say (gemini, codex, antigravity, cursor, copilot)."`
 	Args  []string `arg:"" optional:"" name:"event" help:"The hook's event name, for agents whose payload has none (Antigravity); Codex notify appends its JSON."`
 }
+
+// goalsKept is how long a session's goal is kept without a word from it.
+const goalsKept = 7 * 24 * time.Hour
 
 // maxConfidences bounds the confidence events posted for one message.
 const maxConfidences = 3
@@ -150,6 +154,9 @@ func carry(inv *hook.Invocation, s Session, ev agent.Event, tags []Tag) []Tag {
 		return tags
 	}
 	name := "goal-" + state.Key(s.UUID)
+	if ev.Kind == agent.SessionStart && !inv.DryRun() {
+		store.GC(goalsKept) // the goals of sessions that never said they ended
+	}
 	if ev.Kind == agent.SessionEnd {
 		if !inv.DryRun() {
 			store.Remove(name)

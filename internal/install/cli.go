@@ -90,7 +90,7 @@ func (c *installCmd) Run(con *hook.Console) error {
 			return fmt.Errorf("--statusline is Claude Code's (--agent claude)")
 		}
 		if updated, err = c.spec.InstallStatusLine(updated, bin); err != nil {
-			return refused(settings, a, err)
+			return fmt.Errorf("%s: %v: a status line is an object with a command; nothing was changed", settings, err)
 		}
 		done += ", and so does its status line"
 	}

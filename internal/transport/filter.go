@@ -60,8 +60,10 @@ func (f Filter) Do(ctx context.Context) (Reply, error) {
 		return Reply{}, fmt.Errorf("%s killed: %w", f.Argv[0], ErrDeadline)
 	}
 	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		err = nil // a status line that exits non-zero still printed what it printed
+	if errors.As(err, &exit) || errors.Is(err, exec.ErrWaitDelay) {
+		// A command that exits non-zero still printed what it printed, and
+		// so did one whose background child still holds the pipe.
+		err = nil
 	}
 	return reply, err
 }

@@ -148,7 +148,11 @@ func summaries(tags []Tag) []Tag {
 // goal is kept in the state directory, per session; the session's end
 // forgets it.
 func carry(inv *hook.Invocation, s Session, ev agent.Event, tags []Tag) []Tag {
-	store, err := state.Open(inv.Getenv, "coral-pulse")
+	open := state.Open
+	if inv.DryRun() {
+		open = state.OpenReadOnly // a dry run changes nothing on disk
+	}
+	store, err := open(inv.Getenv, "coral-pulse")
 	if err != nil {
 		inv.Notef("state: %v: the goal is not written again with later statuses", err)
 		return tags

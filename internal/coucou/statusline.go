@@ -71,7 +71,7 @@ func (c *relayCLI) statusLine(inv *hook.Invocation) error {
 	if line, ok := StatusLine(in.Data); ok {
 		path := SocketPath(Where{GOOS: runtime.GOOS, Getenv: inv.Getenv, Exists: exists,
 			UID: os.Getuid(), TmpDir: os.TempDir(), SID: userSID()})
-		inv.Send(transport.SocketLine{Path: path, Line: line, SameUser: true, ConnectWithin: connectWithin})
+		inv.Send(transport.SocketLine{Path: path, Line: line, ConnectWithin: connectWithin})
 	} else {
 		inv.Notef("status line input without rate_limits: nothing for the app")
 	}

@@ -2,6 +2,8 @@ package text
 
 import (
 	"regexp"
+	"slices"
+	"strings"
 	"sync"
 )
 
@@ -15,30 +17,34 @@ const Redacted = "<redacted>"
 var redactions = sync.OnceValue(func() []redaction {
 	return []redaction{
 		// A private key, whole.
-		{regexp.MustCompile(`(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)`), "<redacted private key>"},
+		{regexp.MustCompile(`(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)`), "<redacted private key>", []string{"private key"}},
 		// scheme://user:password@host and scheme://token@host.
-		{regexp.MustCompile(`\b([a-zA-Z][a-zA-Z0-9+.-]*://)[^/\s@'"]+@`), "${1}" + Redacted + "@"},
+		{regexp.MustCompile(`\b([a-zA-Z][a-zA-Z0-9+.-]*://)[^/\s@'"]+@`), "${1}" + Redacted + "@", []string{"://"}},
 		// Authorization: Bearer …, Basic …, token ….
-		{regexp.MustCompile(`(?i)\b(authorization["']?\s*[:=]\s*["']?(?:bearer|basic|token|bot|digest)\s+)[^\s'",;]+`), "${1}" + Redacted},
-		{regexp.MustCompile(`(?i)\b(bearer\s+)[A-Za-z0-9._~+/=-]{8,}`), "${1}" + Redacted},
+		{regexp.MustCompile(`(?i)\b(authorization["']?\s*[:=]\s*["']?(?:bearer|basic|token|bot|digest)\s+)[^\s'",;]+`), "${1}" + Redacted, []string{"authorization"}},
+		{regexp.MustCompile(`(?i)\b(bearer\s+)[A-Za-z0-9._~+/=-]{8,}`), "${1}" + Redacted, []string{"bearer"}},
 		// ?access_token=…&api_key=… in a URL.
-		{regexp.MustCompile(`(?i)([?&;](?:access_token|refresh_token|id_token|token|api_?key|key|secret|client_secret|password|passwd|pwd|auth|sig|signature)=)[^&\s#'"]+`), "${1}" + Redacted},
+		{regexp.MustCompile(`(?i)([?&;](?:access_token|refresh_token|id_token|token|api_?key|key|secret|client_secret|password|passwd|pwd|auth|sig|signature)=)[^&\s#'"]+`), "${1}" + Redacted, []string{"="}},
 		// --password=…, --token …
-		{regexp.MustCompile(`(?i)((?:^|\s)--?(?:password|passwd|pass|token|secret|api-?key|access-?token|auth-?token|client-?secret)(?:=|\s+))("[^"]*"|'[^']*'|[^\s'"]+)`), "${1}" + Redacted},
+		{regexp.MustCompile(`(?i)((?:^|\s)--?(?:password|passwd|pass|token|secret|api-?key|access-?token|auth-?token|client-?secret)(?:=|\s+))("[^"]*"|'[^']*'|[^\s'"]+)`), "${1}" + Redacted, []string{"pass", "token", "secret", "key"}},
 		// curl -u user:password, --user=user:password
-		{regexp.MustCompile(`((?:^|\s)(?:-u|--user)(?:=|\s+))[^\s:'"]+:[^\s'"]+`), "${1}" + Redacted},
+		{regexp.MustCompile(`((?:^|\s)(?:-u|--user)(?:=|\s+))[^\s:'"]+:[^\s'"]+`), "${1}" + Redacted, []string{"-u", "--user"}},
 		// AWS_SECRET_ACCESS_KEY=…, GITHUB_TOKEN=…, DB_PASSWORD='…'
-		{regexp.MustCompile(`(?i)\b([A-Za-z0-9_]*(?:secret|token|password|passwd|api_?key|access_key|private_key|credentials?)[A-Za-z0-9_]*=)("[^"]*"|'[^']*'|[^\s'";&|]+)`), "${1}" + Redacted},
+		{regexp.MustCompile(`(?i)\b([A-Za-z0-9_]*(?:secret|token|password|passwd|api_?key|access_key|private_key|credentials?)[A-Za-z0-9_]*=)("[^"]*"|'[^']*'|[^\s'";&|]+)`), "${1}" + Redacted, []string{"secret", "token", "passw", "key", "credential"}},
 		// "password": "…" in JSON.
-		{regexp.MustCompile(`(?i)("[a-z0-9_-]*(?:password|passwd|secret|token|api_?key|access_key|credentials?)"\s*:\s*")(?:[^"\\]|\\.)*"`), "${1}" + Redacted + `"`},
+		{regexp.MustCompile(`(?i)("[a-z0-9_-]*(?:password|passwd|secret|token|api_?key|access_key|credentials?)"\s*:\s*")(?:[^"\\]|\\.)*"`), "${1}" + Redacted + `"`, []string{"passw", "secret", "token", "key", "credential"}},
 		// Tokens known by their shape, wherever they stand.
-		{regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,}|sk-[A-Za-z0-9_-]{16,}|xox[abposr]-[A-Za-z0-9-]{8,}|AKIA[0-9A-Z]{16}|glpat-[A-Za-z0-9_-]{16,}|AIza[0-9A-Za-z_-]{30,}|npm_[A-Za-z0-9]{30,}|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*)`), Redacted},
+		{regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,}|sk-[A-Za-z0-9_-]{16,}|xox[abposr]-[A-Za-z0-9-]{8,}|AKIA[0-9A-Z]{16}|glpat-[A-Za-z0-9_-]{16,}|AIza[0-9A-Za-z_-]{30,}|npm_[A-Za-z0-9]{30,}|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*)`), Redacted,
+			[]string{"gh", "github_pat_", "sk-", "xox", "akia", "glpat-", "aiza", "npm_", "eyj"}},
 	}
 })
 
 type redaction struct {
 	re   *regexp.Regexp
 	with string
+	// hints are words, lower case, one of which a text must contain for
+	// the expression to be worth running: most text contains none.
+	hints []string
 }
 
 // Redact replaces the credentials in s (bearer tokens, a URL's userinfo,
@@ -51,8 +57,12 @@ func Redact(s string) string {
 	if s == "" {
 		return s
 	}
+	lower := strings.ToLower(s)
 	for _, r := range redactions() {
-		s = r.re.ReplaceAllString(s, r.with)
+		if slices.ContainsFunc(r.hints, func(h string) bool { return strings.Contains(lower, h) }) {
+			s = r.re.ReplaceAllString(s, r.with)
+			lower = strings.ToLower(s)
+		}
 	}
 	return s
 }

@@ -8,8 +8,8 @@
 package live
 
 import (
-	"flag"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"

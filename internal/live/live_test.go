@@ -41,6 +41,7 @@ var openDefects = map[int]string{
 	8:  "Gemini PreCompress fires before every model request",
 	6:  "Codex notify gives Pulse model ? and no session_end",
 	11: "Gemini AfterAgent's prompt_response is the whole turn's text",
+	15: "Copilot reads {behavior}, not permissionDecision, from permissionRequest",
 	16: "Copilot permissionRequest fires for every non-read-only tool",
 	18: "Copilot field names: no tool_input, tool names, no answer text",
 	19: "a refused tool never closes (PreToolUse without PostToolUse)",

@@ -302,13 +302,13 @@ func tail(file string) string {
 	return string(b)
 }
 
-// cmdKnownDefect: known-defect N [!] grep [-count=N] PATTERN FILE | known-defect N cmp GOT WANT
+// cmdKnownDefect: known-defect N [!] grep [-count=N] PATTERN FILE | cmp GOT WANT | exists FILE
 // Checks the right behaviour that issue 11's defect N breaks. While N is in
 // openDefects a failure is logged, not fatal (and a pass is logged too, so
 // that the prefix can go); once N is fixed it is an ordinary assertion.
 func cmdKnownDefect(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) < 4 {
-		ts.Fatalf("usage: known-defect N [!] grep PATTERN FILE")
+	if neg || len(args) < 3 {
+		ts.Fatalf("usage: known-defect N [!] grep [-count=N] PATTERN FILE | cmp GOT WANT | exists FILE")
 	}
 	var n int
 	fmt.Sscan(args[0], &n)
@@ -321,6 +321,11 @@ func cmdKnownDefect(ts *testscript.TestScript, neg bool, args []string) {
 	if len(rest) == 4 && rest[0] == "grep" && strings.HasPrefix(rest[1], "-count=") {
 		fmt.Sscan(strings.TrimPrefix(rest[1], "-count="), &count)
 		rest = append(rest[:1:1], rest[2:]...)
+	}
+	if len(rest) == 2 && rest[0] == "exists" {
+		_, err := os.Stat(ts.MkAbs(rest[1]))
+		knownDefectVerdict(ts, n, (err == nil) == want, strings.Join(args[1:], " "))
+		return
 	}
 	if len(rest) != 3 || (rest[0] != "grep" && rest[0] != "cmp") {
 		ts.Fatalf("known-defect: only [!] grep [-count=N] PATTERN FILE or [!] cmp GOT WANT")
@@ -339,13 +344,16 @@ func cmdKnownDefect(ts *testscript.TestScript, neg bool, args []string) {
 			found = n == count
 		}
 	}
-	desc := strings.Join(args[1:], " ")
+	knownDefectVerdict(ts, n, found == want, strings.Join(args[1:], " "))
+}
+
+func knownDefectVerdict(ts *testscript.TestScript, n int, pass bool, desc string) {
 	switch why, open := openDefects[n]; {
-	case found == want && open:
+	case pass && open:
 		ts.Logf("known defect %d (%s) no longer shows: %s passes; delete it from openDefects", n, why, desc)
-	case found != want && open:
+	case !pass && open:
 		ts.Logf("known defect %d (%s): %s fails; skipped", n, why, desc)
-	case found != want:
+	case !pass:
 		ts.Fatalf("defect %d: %s fails", n, desc)
 	}
 }

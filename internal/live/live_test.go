@@ -119,6 +119,7 @@ func TestLive(t *testing.T) {
 	cmds["wait-file"] = cmdWaitFile
 	cmds["normalize"] = cmdNormalize
 	cmds["pulse-totals"] = cmdPulseTotals
+	cmds["codex-app-server"] = cmdCodexAppServer
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata",
 		UpdateScripts:       *update,

@@ -40,6 +40,7 @@ var openDefects = map[int]string{
 	4:  "after a Codex interrupt only nb-hook hears it",
 	8:  "Gemini PreCompress fires before every model request",
 	6:  "Codex notify gives Pulse model ? and no session_end",
+	10: "Gemini Notification's tool (details) is ignored",
 	11: "Gemini AfterAgent's prompt_response is the whole turn's text",
 	15: "Copilot reads {behavior}, not permissionDecision, from permissionRequest",
 	16: "Copilot permissionRequest fires for every non-read-only tool",

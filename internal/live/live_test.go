@@ -391,7 +391,7 @@ func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
 // so that it can be compared with a golden: $WORK (and Claude Code's project
 // key for it, -WORK), each distinct UUID by <uuidN> in order of appearance
 // (and its first segment, a short session id, by <uuidN:8>), times, process
-// ids, durations, ports and lengths.
+// ids, durations, ports, lengths and the scripted API's ids.
 func cmdNormalize(ts *testscript.TestScript, neg bool, args []string) {
 	var drop []*regexp.Regexp
 	for len(args) > 2 && args[0] == "-drop" {
@@ -446,6 +446,8 @@ var normalizers = []struct {
 	{regexp.MustCompile(`"(timestamp|started_at)":"[0-9T:.Z-]+"`), `"$1":"<time>"`},
 	{regexp.MustCompile(`session-[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}-[0-9]{2}-`), `session-<date>-`},
 	{regexp.MustCompile(`/[0-9]{4}/[0-9]{2}/[0-9]{2}/rollout-[0-9T-]+-`), `/<date>/rollout-<date>-`},
+	// The scripted API numbers its ids across conversations.
+	{regexp.MustCompile(`\b(toolu|call|fc|msg|resp)_[0-9]{24}\b`), `${1}_<id>`},
 	{regexp.MustCompile(`(?m)^Content-Length: [0-9]+`), `Content-Length: <n>`},
 	{regexp.MustCompile(`(?m)^Host: 127\.0\.0\.1:[0-9]+`), `Host: 127.0.0.1:<port>`},
 	// Pulse: the event only. The figures of a mid-turn event depend on how

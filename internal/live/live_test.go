@@ -384,17 +384,26 @@ func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// cmdNormalize: normalize [-drop REGEXP]... SRC DST
+// cmdNormalize: normalize [-sort] [-drop REGEXP]... SRC DST
 // Copies what a fake received, without empty lines and lines matching a
-// -drop (those a known defect changes: they are checked apart), with what
-// changes from run to run replaced,
+// -drop (those a known defect changes: they are checked apart), sorted with
+// -sort (for hooks an agent runs concurrently), with what changes from run
+// to run replaced,
 // so that it can be compared with a golden: $WORK (and Claude Code's project
 // key for it, -WORK), each distinct UUID by <uuidN> in order of appearance
 // (and its first segment, a short session id, by <uuidN:8>), times, process
 // ids, durations, ports, lengths and the scripted API's ids.
 func cmdNormalize(ts *testscript.TestScript, neg bool, args []string) {
 	var drop []*regexp.Regexp
-	for len(args) > 2 && args[0] == "-drop" {
+	sorted := false
+	for len(args) > 2 && strings.HasPrefix(args[0], "-") {
+		if args[0] == "-sort" {
+			sorted, args = true, args[1:]
+			continue
+		}
+		if args[0] != "-drop" {
+			ts.Fatalf("normalize: unknown flag %s", args[0])
+		}
 		re, err := regexp.Compile(args[1])
 		if err != nil {
 			ts.Fatalf("normalize: %v", err)
@@ -402,7 +411,7 @@ func cmdNormalize(ts *testscript.TestScript, neg bool, args []string) {
 		drop, args = append(drop, re), args[2:]
 	}
 	if neg || len(args) != 2 {
-		ts.Fatalf("usage: normalize [-drop REGEXP]... SRC DST")
+		ts.Fatalf("usage: normalize [-sort] [-drop REGEXP]... SRC DST")
 	}
 	var kept []string
 	for _, line := range strings.Split(ts.ReadFile(args[0]), "\n") {
@@ -429,6 +438,11 @@ func cmdNormalize(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	for _, r := range normalizers {
 		s = r.re.ReplaceAllString(s, r.with)
+	}
+	if sorted {
+		lines := strings.SplitAfter(s, "\n")
+		slices.Sort(lines)
+		s = strings.Join(lines, "")
 	}
 	if err := os.WriteFile(ts.MkAbs(args[1]), []byte(s), 0o644); err != nil {
 		ts.Fatalf("%v", err)

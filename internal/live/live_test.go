@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -93,6 +94,9 @@ func TestMain(m *testing.M) {
 func TestLive(t *testing.T) {
 	if testing.Short() {
 		t.Skip("live: -short")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("live: Linux only (the agent runner uses sh and GNU timeout)")
 	}
 	node, err := exec.LookPath("node")
 	if err != nil {

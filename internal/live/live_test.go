@@ -39,6 +39,7 @@ const moduleRoot = "../.."
 var openDefects = map[int]string{
 	1:  "Codex runs no hook until trusted; install does not say so",
 	4:  "after a Codex interrupt only nb-hook hears it",
+	5:  "Codex's UUIDv7 session ids share their first segment: one Pulse slot",
 	8:  "Gemini PreCompress fires before every model request",
 	9:  "Gemini AfterTool's tool_response.error is an object",
 	6:  "Codex notify gives Pulse model ? and no session_end",
@@ -127,6 +128,7 @@ func TestLive(t *testing.T) {
 	cmds["normalize"] = cmdNormalize
 	cmds["pulse-totals"] = cmdPulseTotals
 	cmds["codex-app-server"] = cmdCodexAppServer
+	cmds["pulse-slots"] = cmdPulseSlots
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata",
 		UpdateScripts:       *update,
@@ -509,4 +511,22 @@ func cmdPulseTotals(ts *testscript.TestScript, neg bool, args []string) {
 	if (got == want) == neg {
 		ts.Fatalf("Pulse's turn_end totals %s (in,out,cache write,cache read), the API served %s", got, want)
 	}
+}
+
+// cmdPulseSlots: pulse-slots FILE
+// Writes "N slots" to FILE: the number of distinct short session ids (the
+// Pulse slot) in fake-noctalia's log.
+func cmdPulseSlots(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: pulse-slots FILE")
+	}
+	slots := map[string]bool{}
+	for _, line := range strings.Split(ts.ReadFile("noctalia.got"), "\n") {
+		if f := strings.Fields(line); len(f) == 7 {
+			if csv := strings.Split(f[6], ","); len(csv) >= 6 {
+				slots[csv[5]] = true
+			}
+		}
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(fmt.Sprintf("%d slots\n", len(slots))), 0o644))
 }

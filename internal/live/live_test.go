@@ -43,7 +43,6 @@ var openDefects = map[int]string{
 	5:  "Codex's UUIDv7 session ids share their first segment: one Pulse slot",
 	8:  "Gemini PreCompress fires before every model request",
 	9:  "Gemini AfterTool's tool_response.error is an object",
-	6:  "Codex notify gives Pulse model ? and no session_end",
 	10: "Gemini Notification's tool (details) is ignored",
 	11: "Gemini AfterAgent's prompt_response is the whole turn's text",
 	12: "Gemini tools with no phrase or preview; a failed shell command is ok",

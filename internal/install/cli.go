@@ -80,8 +80,14 @@ func (c *installCmd) Run(con *hook.Console) error {
 		return refused(settings, a, err)
 	}
 	n := len(c.spec.Events[a.Name])
-	return commit(con, settings, old, updated, c.DryRun,
+	err = commit(con, settings, old, updated, c.DryRun,
 		fmt.Sprintf("%s: %d %s hooks run %s", settings, n, a.Name, bin))
+	if err == nil && a.trust && !c.DryRun && !bytes.Equal(old, updated) {
+		// Codex skips a new or changed hook, silently, until it is trusted.
+		fmt.Fprintf(con.Out, "next: Codex runs these hooks only once you trust them: start codex, type /hooks and trust %s's hooks\n"+
+			"  (or run codex with --dangerously-bypass-hook-trust); %s doctor checks it\n", c.spec.Binary, c.spec.Binary)
+	}
+	return err
 }
 
 type uninstallCmd struct {

@@ -66,8 +66,8 @@ var dialects = map[Agent]dialect{
 			"AfterTool":    ToolEnd,
 			"Notification": Attention,
 			"AfterAgent":   TurnEnd,
-			"PreCompress":  Compact,
-			"AfterModel":   Text, // fires per streamed chunk: never installed by default
+			"PreCompress":  Compact, // or Thinking: see refine
+			"AfterModel":   Text,    // fires per streamed chunk: never installed by default
 			"SessionEnd":   SessionEnd,
 			// BeforeModel and BeforeToolSelection carry no status change.
 			"BeforeModel":         Unknown,
@@ -115,14 +115,18 @@ var dialects = map[Agent]dialect{
 			"preToolUse":          ToolStart,
 			"postToolUse":         ToolEnd,
 			"postToolUseFailure":  ToolEnd,
-			"permissionRequest":   Permission,
-			"notification":        Attention,
-			"agentStop":           TurnEnd,
-			"errorOccurred":       Error,
-			"preCompact":          Compact,
-			"subagentStart":       SubagentStart,
-			"subagentStop":        SubagentStop,
-			"sessionEnd":          SessionEnd,
+			// permissionRequest asks the hooks, not a person: it fires for every
+			// tool that is not read-only, before Copilot's own rules, even
+			// under --allow-all-tools. A person is asked only when notification
+			// (permission_prompt) follows; see refine.
+			"permissionRequest": Unknown,
+			"notification":      Attention,
+			"agentStop":         TurnEnd,
+			"errorOccurred":     Error,
+			"preCompact":        Compact,
+			"subagentStart":     SubagentStart,
+			"subagentStop":      SubagentStop,
+			"sessionEnd":        SessionEnd,
 		},
 		refine: refineCopilot,
 	},
@@ -200,18 +204,87 @@ func refineClaude(ev *Event, p gjson.Result) {
 
 func refineGemini(ev *Event, p gjson.Result) {
 	switch ev.Kind {
+	case Compact:
+		// Gemini CLI 0.61 fires PreCompress (trigger auto) before every model
+		// request, whether or not anything is compacted: the model is about to
+		// think. Only a compression the user asked for (/compress) is sure.
+		if ev.Reason != "manual" {
+			ev.Kind = Thinking
+		}
 	case Attention:
 		if ev.Reason == "ToolPermission" {
 			ev.Kind = Permission
+			geminiPermissionTool(ev, p.Get("details"))
 		}
 	case ToolEnd:
+		// tool_response.error is {"message","type"}.
 		if e := p.Get("tool_response.error"); e.Exists() && e.Type != gjson.Null && e.String() != "" {
 			ev.OK = false
 			if ev.Error == "" {
-				ev.Error = errorText(e)
+				if m := e.Get("message"); e.IsObject() && m.String() != "" {
+					ev.Error = m.String()
+				} else if !e.IsObject() {
+					ev.Error = errorText(e)
+				} else {
+					ev.Error = "error"
+				}
 			}
+		} else if code := shellExitCode(p.Get("tool_response.llmContent").String()); code != "" {
+			// A shell command that failed sets no error: its exit code is
+			// only in the text the model reads.
+			ev.OK = false
+			ev.Error = "Exit Code: " + code
 		}
 	}
+}
+
+// geminiPermissionTool reads the tool out of a ToolPermission notification's
+// details (its confirmation: type exec, edit, mcp or info), in the names
+// and inputs of Gemini CLI's own tools.
+func geminiPermissionTool(ev *Event, d gjson.Result) {
+	switch d.Get("type").String() {
+	case "exec":
+		ev.Tool = "run_shell_command"
+		ev.ToolInput = object("command", d.Get("command"))
+	case "edit":
+		ev.Tool = "replace"
+		ev.ToolInput = object("file_path", d.Get("filePath"))
+	case "mcp":
+		ev.Tool = d.Get("toolName").String()
+		if s := d.Get("serverName").String(); s != "" && ev.Tool != "" {
+			ev.Tool = "mcp__" + s + "__" + ev.Tool
+		}
+	case "info":
+		ev.Tool = "web_fetch"
+		ev.ToolInput = object("prompt", d.Get("prompt"))
+	}
+}
+
+// shellExitCode is the non-zero exit code of Gemini CLI's shell tool, from
+// its llmContent: "Output: …", then "Error: …", "Exit Code: N", "Signal: …",
+// "Background PIDs: …", "Process Group PGID: …" lines, each only when it
+// applies. The output itself may say anything, so only the lines after it
+// are read, from the end.
+func shellExitCode(content string) string {
+	if !strings.HasPrefix(content, "Output: ") {
+		return ""
+	}
+	lines := strings.Split(strings.TrimRight(content, "\n"), "\n")
+	for i := len(lines) - 1; i > 0; i-- {
+		l := lines[i]
+		switch {
+		case strings.HasPrefix(l, "Process Group PGID: "), strings.HasPrefix(l, "Background PIDs: "),
+			strings.HasPrefix(l, "Signal: "):
+			continue
+		case strings.HasPrefix(l, "Exit Code: "):
+			code := strings.TrimPrefix(l, "Exit Code: ")
+			if code != "0" && strings.Trim(strings.TrimPrefix(code, "-"), "0123456789") == "" && code != "" && code != "-" {
+				return code
+			}
+		}
+		return ""
+	}
+	return ""
 }
 
 func refineAntigravity(ev *Event, p gjson.Result) {
@@ -256,7 +329,12 @@ func refineCursor(ev *Event, p gjson.Result) {
 }
 
 func refineCopilot(ev *Event, p gjson.Result) {
+	copilotTool(ev)
 	switch ev.Name {
+	case "notification":
+		if ev.Reason == "permission_prompt" {
+			ev.Kind = Permission // a person is asked, in Copilot's own prompt
+		}
 	case "postToolUse":
 		if r := p.Get("toolResult.resultType").String(); r != "" && r != "success" {
 			ev.OK = false
@@ -264,6 +342,25 @@ func refineCopilot(ev *Event, p gjson.Result) {
 	case "postToolUseFailure":
 		ev.OK = false
 	}
+}
+
+// ArgKind is the kind a hook's positional argument names, for an event
+// whose payload names one nobody maps (a newer agent, a mangled name): the
+// settings line's argument says what the hook is for. It is Unknown when the
+// event has a kind, or when the agent's dialect maps the name to nothing on
+// purpose (Copilot's permissionRequest asks the hooks, not a person).
+func ArgKind(ev Event, arg string) Kind {
+	if ev.Kind != Unknown || arg == "" {
+		return Unknown
+	}
+	if d, ok := dialects[ev.Agent]; ok {
+		for _, name := range []string{ev.Name, arg} {
+			if k, ok := d.events[name]; ok && k == Unknown {
+				return Unknown
+			}
+		}
+	}
+	return Lookup(arg)
 }
 
 // Lookup resolves an event name in any vocabulary the suite knows (every

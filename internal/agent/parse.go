@@ -132,11 +132,20 @@ func detect(flag string, p gjson.Result) Agent {
 		return Copilot
 	case p.Get("turn_id").Exists():
 		return Codex
+	case isRollout(p.Get("transcript_path").String()):
+		// Codex's SessionStart and SessionEnd carry no turn_id; its
+		// transcript is a rollout file (~/.codex/sessions/…/rollout-….jsonl).
+		return Codex
 	case p.Get("timestamp").Type == gjson.String && name != "":
 		// Gemini stamps every payload with an ISO time; Claude Code sends none.
 		return Gemini
 	}
 	return Claude
+}
+
+func isRollout(path string) bool {
+	base := path[strings.LastIndexAny(path, `/\`)+1:]
+	return strings.HasPrefix(base, "rollout-") && strings.HasSuffix(base, ".jsonl")
 }
 
 // fields lists, for each Event field, the payload paths that carry it in some
@@ -193,9 +202,9 @@ func fill(ev *Event, p gjson.Result) {
 
 // toolInput returns the tool's arguments as a JSON object: Claude's
 // tool_input, Copilot's toolArgs (an object, or an object encoded as a
-// string), Antigravity's toolCall.args.
+// string) or toolInput (on permissionRequest), Antigravity's toolCall.args.
 func toolInput(p gjson.Result) json.RawMessage {
-	for _, path := range []string{"tool_input", "toolArgs", "toolCall.args"} {
+	for _, path := range []string{"tool_input", "toolArgs", "toolInput", "toolCall.args"} {
 		v := p.Get(path)
 		if v.IsObject() {
 			return json.RawMessage(v.Raw)

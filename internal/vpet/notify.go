@@ -131,7 +131,7 @@ var consumesOnly = map[agent.Kind]bool{
 func (c *notifyCLI) Run(inv *hook.Invocation) error {
 	args := c.args()
 	ev := inv.Event(c.Agent, args)
-	if k := argKind(args); ev.Kind == agent.Unknown && k != agent.Unknown {
+	if k := argKind(ev, args); k != agent.Unknown {
 		// The payload names an event nobody maps (or a garbled one): the
 		// settings line's argument says what this hook is for.
 		inv.Notef("sending what the argument %q names", args[0])
@@ -204,11 +204,11 @@ func (c *notifyCLI) args() []string {
 }
 
 // argKind is the kind the first argument names, if it names one.
-func argKind(args []string) agent.Kind {
+func argKind(ev agent.Event, args []string) agent.Kind {
 	if len(args) == 0 || strings.HasPrefix(strings.TrimSpace(args[0]), "{") {
 		return agent.Unknown
 	}
-	return agent.Lookup(args[0])
+	return agent.ArgKind(ev, args[0])
 }
 
 func (c *notifyCLI) switches(inv *hook.Invocation) Switches {

@@ -266,6 +266,10 @@ func geminiPermissionTool(ev *Event, d gjson.Result) {
 // applies. The output itself may say anything, so only the lines after it
 // are read, from the end.
 func shellExitCode(content string) string {
+	// 0.61 wraps it: "<untrusted_context>\nOutput: …\n</untrusted_context>".
+	if c, ok := strings.CutPrefix(content, "<untrusted_context>\n"); ok {
+		content = strings.TrimSuffix(strings.TrimRight(c, "\n"), "</untrusted_context>")
+	}
 	if !strings.HasPrefix(content, "Output: ") {
 		return ""
 	}
@@ -331,7 +335,7 @@ func refineCursor(ev *Event, p gjson.Result) {
 func refineCopilot(ev *Event, p gjson.Result) {
 	copilotTool(ev)
 	switch ev.Name {
-	case "notification":
+	case "notification", "Notification": // 1.0.102 names it Notification in the payload
 		if ev.Reason == "permission_prompt" {
 			ev.Kind = Permission // a person is asked, in Copilot's own prompt
 		}

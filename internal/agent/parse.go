@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/hookwire/hookwire/internal/transcript"
 )
 
 // Input is everything an invocation knows about the event.
@@ -28,6 +30,9 @@ type Input struct {
 	Getwd  func() (string, error)
 	// Now is the clock for events that carry no time. Nil means time.Now.
 	Now func() time.Time
+	// Transcripts lets Parse read the agent's transcript for what a turn
+	// end leaves out (see answer); the runtime sets it, tests may not.
+	Transcripts bool
 }
 
 // Parse detects the dialect and returns the canonical event. It never fails:
@@ -89,7 +94,34 @@ func Parse(in Input) Event {
 	} else if !ok {
 		refineClaude(&ev, p) // an unknown --agent writes Claude-shaped JSON
 	}
+	if in.Transcripts && ev.Kind == TurnEnd && ev.Transcript != "" {
+		answer(&ev)
+	}
 	return ev
+}
+
+// answer reads a turn's final answer from the transcript where the turn end
+// does not carry it: Gemini CLI's prompt_response is the whole turn's text,
+// the narration before each tool call included; Copilot CLI's agentStop has
+// none. Both transcripts are complete when the hook fires.
+func answer(ev *Event) {
+	switch ev.Agent {
+	case Gemini:
+		a, found, err := transcript.GeminiAnswer(ev.Transcript, transcript.TailLimits{})
+		// The transcript must agree with the payload: a stale or foreign
+		// file does not replace what the agent said.
+		if err == nil && found && strings.TrimSpace(a) != "" &&
+			strings.HasSuffix(strings.TrimSpace(ev.Message), strings.TrimSpace(a)) {
+			ev.Message = strings.TrimSpace(a)
+		}
+	case Copilot:
+		if ev.Message != "" {
+			return
+		}
+		if a, found, err := transcript.CopilotAnswer(ev.Transcript, transcript.TailLimits{}); err == nil && found {
+			ev.Message = a
+		}
+	}
 }
 
 // gemininames are the hook_event_name values only Gemini CLI sends.

@@ -24,8 +24,8 @@ var hooks = install.Spec{
 		"gemini":      {"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "Notification", "AfterAgent", "SessionEnd"},
 		"antigravity": {"SessionStart", "PreInvocation", "PreToolUse", "PostToolUse", "Stop"},
 		"cursor":      {"sessionStart", "beforeSubmitPrompt", "preToolUse", "postToolUse", "stop", "sessionEnd"},
-		"copilot": {"sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "permissionRequest",
-			"agentStop", "errorOccurred", "sessionEnd"},
+		"copilot": {"sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "postToolUseFailure",
+			"notification", "agentStop", "errorOccurred", "sessionEnd"},
 	},
 	// The upstream hook this binary replaces (running both would queue
 	// every stop twice).

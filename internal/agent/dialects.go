@@ -292,6 +292,7 @@ func shellExitCode(content string) string {
 }
 
 func refineAntigravity(ev *Event, p gjson.Result) {
+	addArgs(ev, antigravityArgs)
 	switch ev.Kind {
 	case Prompt:
 		// PreInvocation fires before every model call of a turn; only the first

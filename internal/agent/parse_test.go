@@ -213,12 +213,12 @@ var parseCases = []parseCase{
 	{"antigravity/PreToolUse", "", []string{"PreToolUse"}, antigravity(`,"stepIdx":4,"toolCall":{"name":"run_command","args":{"CommandLine":"go test ./...","Cwd":"/home/u/app"}}`),
 		with(agyBase, func(e *Event) {
 			e.Kind, e.Name, e.Tool = ToolStart, "PreToolUse", "run_command"
-			e.ToolInput = json.RawMessage(`{"CommandLine":"go test ./...","Cwd":"/home/u/app"}`)
+			e.ToolInput = json.RawMessage(`{"CommandLine":"go test ./...","Cwd":"/home/u/app","command":"go test ./..."}`)
 		})},
 	{"antigravity/PostToolUse", "", []string{"PostToolUse"}, antigravity(`,"stepIdx":4,"toolCall":{"name":"view_file","args":{"FilePath":"/home/u/app/a.go"}}`),
 		with(agyBase, func(e *Event) {
 			e.Kind, e.Name, e.Tool, e.OK = ToolEnd, "PostToolUse", "view_file", true
-			e.ToolInput = json.RawMessage(`{"FilePath":"/home/u/app/a.go"}`)
+			e.ToolInput = json.RawMessage(`{"FilePath":"/home/u/app/a.go","file_path":"/home/u/app/a.go"}`)
 		})},
 	{"antigravity/PostToolUse/error, null toolCall", "", []string{"PostToolUse"}, antigravity(`,"stepIdx":5,"toolCall":null,"error":"command timed out"`),
 		with(agyBase, func(e *Event) { e.Kind, e.Name, e.OK, e.Error = ToolEnd, "PostToolUse", false, "command timed out" })},

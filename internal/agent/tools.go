@@ -32,6 +32,18 @@ func copilotTool(ev *Event) {
 	if n, ok := copilotTools[strings.ToLower(ev.Tool)]; ok {
 		ev.Tool = n
 	}
+	addArgs(ev, copilotArgs)
+}
+
+// antigravityArgs are Antigravity's PascalCase argument names, and Claude's.
+var antigravityArgs = []struct{ from, to string }{
+	{"CommandLine", "command"}, {"FilePath", "file_path"}, {"Path", "path"},
+	{"Url", "url"}, {"Query", "query"}, {"Pattern", "pattern"},
+}
+
+// addArgs adds Claude's names for the arguments of ev's tool after the
+// agent's own, never over a field the input has.
+func addArgs(ev *Event, names []struct{ from, to string }) {
 	if len(ev.ToolInput) == 0 {
 		return
 	}
@@ -45,7 +57,7 @@ func copilotTool(ev *Event) {
 	}
 	out = append([]byte(nil), out[:len(out)-1]...)
 	empty := len(in.Map()) == 0
-	for _, a := range copilotArgs {
+	for _, a := range names {
 		if v := in.Get(a.from); v.Exists() && !in.Get(a.to).Exists() {
 			if !empty {
 				out = append(out, ',')

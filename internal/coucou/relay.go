@@ -2,6 +2,7 @@ package coucou
 
 import (
 	"bytes"
+	"cmp"
 	"os"
 	"runtime"
 	"strings"
@@ -24,9 +25,10 @@ func Relay() hook.Binary {
 
 Reads the hook JSON on stdin and sends it to the app, translated into Claude
 Code's vocabulary, with the agent's pill named by --agent. On a permission
-request from an agent that takes decisions (Claude Code, Codex, Copilot CLI),
-waits for the answer from the notch and prints it in the agent's format;
-without an answer it prints nothing and the agent asks in its terminal.
+request from an agent that takes decisions (Claude Code, Codex; Copilot CLI
+with --approvals), waits for the answer from the notch and prints it in the
+agent's format; without an answer it prints nothing and the agent asks in
+its terminal.
 
 Socket: $COUCOU_SOCKET, else $XDG_RUNTIME_DIR/coucou.sock (Linux),
 ~/Library/Application Support/NotchBuddy/nb.sock (macOS), \\.\pipe\coucou-<SID> (Windows).
@@ -45,6 +47,7 @@ Always exits 0.`,
 
 type relayCLI struct {
 	Agent           string           `help:"The agent's pill (gemini, antigravity, codex, cursor, copilot, …); none for Claude Code."`
+	Approvals       bool             `help:"Copilot CLI: relay permissionRequest as an approval card and wait for its answer. Copilot asks its hooks about every tool that is not read-only, even those it would allow: use this only if it asks you about each anyway (no --allow-all-tools)."`
 	Event           string           `arg:"" optional:"" help:"The event, for agents whose payload names none (Antigravity)."`
 	Rest            []string         `arg:"" optional:"" hidden:""` // ignored, as the reference relay does
 	DecisionTimeout string           `name:"decision-timeout" placeholder:"DURATION" help:"How long to wait for an approval (default 118s; env COUCOU_DECISION_TIMEOUT)."`
@@ -69,7 +72,6 @@ func (c *relayCLI) Run(inv *hook.Invocation) error {
 	if c.Event != "" {
 		args = append([]string{c.Event}, c.Rest...)
 	}
-	inv.Event(agent, args) // for the log, and the session-end budget
 
 	tag := ""
 	if agent != "" && agent != "claude" {
@@ -85,7 +87,14 @@ func (c *relayCLI) Run(inv *hook.Invocation) error {
 		// Codex's notify program: the JSON is the last argument.
 		payload, eventArg = js, ""
 	}
-	line, event, ok := Translate(payload, Input{Event: eventArg, Agent: tag, Getenv: inv.Getenv, Getwd: os.Getwd, Truncated: in.Truncated})
+	ev := inv.Event(agent, args) // for the log, the session-end budget, and what the dialect normalizes
+	if agent == "copilot" && ClaudeName(cmp.Or(ev.Name, c.Event)) == "PermissionRequest" && !c.Approvals {
+		// Not a person being asked (notification, permission_prompt, says
+		// when one is): a card here would hold each allowed call up to 118 s.
+		inv.Skip("Copilot asks its hooks about every tool that is not read-only: not relayed (--approvals relays it as a card)")
+		return nil
+	}
+	line, event, ok := Translate(payload, Input{Event: eventArg, Agent: tag, Getenv: inv.Getenv, Getwd: os.Getwd, Truncated: in.Truncated, Parsed: &ev})
 	if !ok {
 		inv.Skip("stdin: no JSON object: nothing to relay")
 		c.reply(inv, agent, ClaudeName(c.Event), None, nil)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/hookwire/hookwire/internal/agent"
 	"github.com/hookwire/hookwire/internal/text"
 )
 
@@ -86,6 +87,10 @@ type Input struct {
 	// Truncated says the payload was cut at the stdin cap: its complete
 	// leading fields are relayed, the one that was cut is not.
 	Truncated bool
+	// Parsed is the event as the agent's dialect reads it, when known: its
+	// tool in Claude's words, the tool's input, a turn's final answer fill
+	// the fields the payload lacks.
+	Parsed *agent.Event
 }
 
 // dropped are fields the app never reads and that can be huge.
@@ -245,6 +250,22 @@ func first(p map[string]any, paths ...string) string {
 }
 
 func fillAliases(p map[string]any, in Input) {
+	if ev := in.Parsed; ev != nil {
+		if ev.Tool != "" {
+			setDefault(p, "tool_name", ev.Tool)
+		}
+		if _, ok := p["tool_input"].(map[string]any); !ok && len(ev.ToolInput) > 0 {
+			var m map[string]any
+			dec := json.NewDecoder(bytes.NewReader(ev.ToolInput))
+			dec.UseNumber()
+			if dec.Decode(&m) == nil && m != nil {
+				p["tool_input"] = m
+			}
+		}
+		if ev.Kind == agent.TurnEnd && ev.Message != "" {
+			setDefault(p, "last_assistant_message", ev.Message)
+		}
+	}
 	if v := first(p, "toolName", "toolCall.name", "tool"); v != "" {
 		setDefault(p, "tool_name", v)
 	}

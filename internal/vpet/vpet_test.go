@@ -77,11 +77,12 @@ func TestPreview(t *testing.T) {
 		{`{"file_path":"/a/main.go","old_string":"secret","new_string":"x"}`, "/a/main.go"},
 		{`{"file_path":"/a/new.go","content":"package main"}`, "/a/new.go"},
 		{`{"pattern":"TODO","path":"/a"}`, "TODO"},
-		{`{"absolute_path":"/a/b.txt"}`, "/a/b.txt"},                                       // Gemini read_file
-		{`{"CommandLine":"npm test","Cwd":"/a"}`, "npm test"},                              // Antigravity
-		{`{"TargetFile":"/a/x.ts","CodeContent":"…"}`, "/a/x.ts"},                          // Antigravity
-		{`{"command":["bash","-lc","cargo test"]}`, "bash -lc cargo test"},                 // Codex argv
-		{`{"description":"Explore the repo","prompt":"a long brief"}`, "Explore the repo"}, // a subagent
+		{`{"absolute_path":"/a/b.txt"}`, "/a/b.txt"},                                                // Gemini read_file
+		{`{"CommandLine":"npm test","Cwd":"/a"}`, "npm test"},                                       // Antigravity
+		{`{"TargetFile":"/a/x.ts","CodeContent":"…"}`, "/a/x.ts"},                                   // Antigravity
+		{`{"command":["bash","-lc","cargo test"]}`, "bash -lc cargo test"},                          // Codex argv
+		{`{"description":"Explore the repo","prompt":"a long brief"}`, "Explore the repo"},          // a subagent
+		{`{"agent_name":"codebase_investigator","prompt":"Where is it?"}`, "codebase_investigator"}, // Gemini invoke_agent (recorded)
 		{`{"content":"all of a file"}`, ""},
 		{`{"command":"echo a\n\necho b"}`, "echo a echo b"},
 		{`{"command":""}`, ""},

@@ -104,6 +104,15 @@ func (c *relayCLI) Run(inv *hook.Invocation) error {
 		UID: os.Getuid(), TmpDir: os.TempDir(), SID: userSID()})
 	send := transport.SocketLine{Path: path, Line: line, ReadReply: true, SameUser: true,
 		ConnectWithin: connectWithin, MaxReply: maxAnswer}
+	for _, p := range refusedTools(inv, ev, event) {
+		// A tool that never got its PostToolUse ends, not ok, before the
+		// turn boundary is relayed.
+		if l, _, ok := Translate(encode(p), Input{Agent: tag, Getenv: inv.Getenv, Getwd: os.Getwd}); ok {
+			closer := send
+			closer.Line, closer.ReadReply, closer.ReplyWithin, closer.ReplyOptional = l, true, ackWithin, true
+			inv.Send(closer)
+		}
+	}
 
 	if event != "PermissionRequest" || !TakesDecisions(agent, gjson.GetBytes(in.Data, "coucou_has_transport").Bool()) {
 		// The app acknowledges with {"ok":true} (macOS) or just closes

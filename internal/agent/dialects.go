@@ -66,7 +66,7 @@ var dialects = map[Agent]dialect{
 			"AfterTool":    ToolEnd,
 			"Notification": Attention,
 			"AfterAgent":   TurnEnd,
-			"PreCompress":  Compact, // or Thinking: see refine
+			"PreCompress":  Compact, // or nothing: see refine
 			"AfterModel":   Text,    // fires per streamed chunk: never installed by default
 			"SessionEnd":   SessionEnd,
 			// BeforeModel and BeforeToolSelection carry no status change.
@@ -206,10 +206,11 @@ func refineGemini(ev *Event, p gjson.Result) {
 	switch ev.Kind {
 	case Compact:
 		// Gemini CLI 0.61 fires PreCompress (trigger auto) before every model
-		// request, whether or not anything is compacted: the model is about to
-		// think. Only a compression the user asked for (/compress) is sure.
+		// request, whether or not anything is compacted. It says nothing the
+		// BeforeAgent or AfterTool just before it did not (the model is about
+		// to think). Only a compression the user asked for (/compress) is sure.
 		if ev.Reason != "manual" {
-			ev.Kind = Thinking
+			ev.Kind = Unknown
 		}
 	case Attention:
 		if ev.Reason == "ToolPermission" {
@@ -352,17 +353,20 @@ func refineCopilot(ev *Event, p gjson.Result) {
 // ArgKind is the kind a hook's positional argument names, for an event
 // whose payload names one nobody maps (a newer agent, a mangled name): the
 // settings line's argument says what the hook is for. It is Unknown when the
-// event has a kind, or when the agent's dialect maps the name to nothing on
-// purpose (Copilot's permissionRequest asks the hooks, not a person).
+// event has a kind, when the agent's dialect knows the event and made it
+// nothing (Gemini's PreCompress before every request), or maps the argument
+// to nothing on purpose (Copilot's permissionRequest asks the hooks, not a
+// person).
 func ArgKind(ev Event, arg string) Kind {
 	if ev.Kind != Unknown || arg == "" {
 		return Unknown
 	}
 	if d, ok := dialects[ev.Agent]; ok {
-		for _, name := range []string{ev.Name, arg} {
-			if k, ok := d.events[name]; ok && k == Unknown {
-				return Unknown
-			}
+		if _, known := d.events[ev.Name]; known {
+			return Unknown
+		}
+		if k, ok := d.events[arg]; ok && k == Unknown {
+			return Unknown
 		}
 	}
 	return Lookup(arg)

@@ -118,11 +118,28 @@ func answer(ev *Event) {
 		if ev.Message != "" {
 			return
 		}
-		if a, found, err := transcript.CopilotAnswer(ev.Transcript, transcript.TailLimits{}); err == nil && found {
-			ev.Message = a
+		// Copilot CLI 1.0.102 writes events.jsonl behind: at agentStop the
+		// answer (in a short session, the file itself) may be a moment away.
+		for deadline := time.Now().Add(copilotSettle); ; {
+			a, found, _ := transcript.CopilotAnswer(ev.Transcript, transcript.TailLimits{})
+			if found {
+				ev.Message = a
+				return
+			}
+			if time.Now().After(deadline) {
+				return
+			}
+			time.Sleep(copilotPoll)
 		}
 	}
 }
+
+// How long a Copilot turn end waits for its answer to reach the transcript,
+// and how often it looks.
+const (
+	copilotSettle = 600 * time.Millisecond
+	copilotPoll   = 20 * time.Millisecond
+)
 
 // gemininames are the hook_event_name values only Gemini CLI sends.
 var geminiNames = map[string]bool{

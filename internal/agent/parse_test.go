@@ -187,9 +187,9 @@ var parseCases = []parseCase{
 		with(geminiBase, func(e *Event) {
 			e.Kind, e.Name, e.Prompt, e.Message = TurnEnd, "AfterAgent", "Explain this repo", "It is a hook suite."
 		})},
-	// PreCompress (auto) fires before every model request: the model thinks.
+	// PreCompress (auto) fires before every model request: nothing to say.
 	{"gemini/PreCompress auto", "", nil, gemini("PreCompress", `,"trigger":"auto"`),
-		with(geminiBase, func(e *Event) { e.Kind, e.Name, e.Reason = Thinking, "PreCompress", "auto" })},
+		with(geminiBase, func(e *Event) { e.Kind, e.Name, e.Reason = Unknown, "PreCompress", "auto" })},
 	{"gemini/PreCompress manual", "", nil, gemini("PreCompress", `,"trigger":"manual"`),
 		with(geminiBase, func(e *Event) { e.Kind, e.Name, e.Reason = Compact, "PreCompress", "manual" })},
 	{"gemini/AfterModel", "", nil, gemini("AfterModel", `,"llm_request":{"model":"gemini-2.5-pro","messages":[]},"llm_response":{"text":"Hel"}`),

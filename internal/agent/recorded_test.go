@@ -48,10 +48,11 @@ var recordedCases = []recordedCase{
 	}},
 	// Defect 8: PreCompress (auto) before every model request.
 	{"gemini-0.61.0/03-PreCompress.json", "", nil, func(t *testing.T, ev Event) {
-		is(t, "Kind", ev.Kind, Thinking)
+		is(t, "Kind", ev.Kind, Unknown)
 	}},
 	{"gemini-0.61.0/23-PreCompress.json", "gemini", nil, func(t *testing.T, ev Event) {
-		is(t, "Kind", ev.Kind, Thinking)
+		is(t, "Kind", ev.Kind, Unknown)
+		is(t, "ArgKind", ArgKind(ev, "PreCompress"), Unknown)
 	}},
 	// Defect 9: AfterTool's error is an object.
 	{"gemini-0.61.0/tool-failures/06-AfterTool.json", "", nil, func(t *testing.T, ev Event) {

@@ -100,6 +100,10 @@ func refusedTools(inv *hook.Invocation, ev agent.Event, event string) []map[stri
 		for _, t := range tools {
 			p := map[string]any{"hook_event_name": "PostToolUseFailure", "session_id": ev.Session,
 				"tool_name": t.Name, "error": refusedText}
+			if event == "Interrupt" {
+				// As Claude Code says it of a tool the user cut short.
+				p["error"], p["is_interrupt"] = "Interrupted by user", true
+			}
 			if t.ID != "" {
 				p["tool_use_id"] = t.ID
 			}

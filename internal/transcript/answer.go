@@ -35,12 +35,17 @@ func GeminiAnswer(path string, lim TailLimits) (answer string, found bool, err e
 }
 
 // CopilotAnswer is the content of the last assistant.message of a Copilot
-// CLI session's events.jsonl (~/.copilot/session-state/<id>/events.jsonl).
-// found is false when a user.message comes first, or none is in reach.
+// CLI session's events.jsonl (~/.copilot/session-state/<id>/events.jsonl),
+// when it is an answer: one that requests tools is not (Copilot writes the
+// file behind, so at agentStop its end may still be mid-turn). found is
+// false then, when a user.message comes first, or none is in reach.
 func CopilotAnswer(path string, lim TailLimits) (answer string, found bool, err error) {
 	return lastRecord(path, lim, []byte(`"type"`), func(r gjson.Result) (string, bool, bool) {
 		switch r.Get("type").String() {
 		case "assistant.message":
+			if r.Get("data.toolRequests.#").Int() > 0 {
+				return "", false, true
+			}
 			return r.Get("data.content").String(), true, true
 		case "user.message":
 			return "", false, true

@@ -36,6 +36,14 @@ func TestAnswerNotYet(t *testing.T) {
 	if got, found, _ := GeminiAnswer(g, TailLimits{}); found || got != "" {
 		t.Errorf("a turn with no model message yet: %q, %v", got, found)
 	}
+	mid := filepath.Join(dir, "mid.jsonl")
+	os.WriteFile(mid, []byte(`{"type":"user.message","data":{"content":"go"}}
+{"type":"assistant.message","data":{"content":"Let me run step 1.","toolRequests":[{"toolCallId":"t1","name":"bash"}]}}
+{"type":"tool.execution_start","data":{"toolCallId":"t1"}}
+`), 0o600)
+	if got, found, _ := CopilotAnswer(mid, TailLimits{}); found || got != "" {
+		t.Errorf("a file written up to a tool call (as at a live agentStop): %q, %v", got, found)
+	}
 	c := filepath.Join(dir, "c.jsonl")
 	os.WriteFile(c, []byte(`{"type":"assistant.message","data":{"content":"old"}}
 {"type":"user.message","data":{"content":"next"}}

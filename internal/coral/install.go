@@ -27,6 +27,7 @@ var hooks = install.Spec{
 		"copilot": {"sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "postToolUseFailure",
 			"notification", "agentStop", "errorOccurred", "sessionEnd"},
 	},
+	Env:  []string{"CORAL_SESSION_NAME", "TMUX_PANE", "CORAL_URL", "CORAL_PORT", "XDG_RUNTIME_DIR", "PULSE_LOG"},
 	Test: install.Test{Stdin: `{"session_id":"hookwire-doctor","cwd":"/","hook_event_name":"Notification","message":"doctor","notification_type":"idle_prompt"}`},
 }
 

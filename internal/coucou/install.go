@@ -36,6 +36,7 @@ var hooks = install.Spec{
 			"agentStop", "errorOccurred", "subagentStart", "subagentStop", "sessionEnd", "notification"},
 	},
 	StatusLine: install.StatusLine{Flag: StatusLineFlag, Previous: PreviousFlag},
+	Env:        []string{"COUCOU_SOCKET", "COUCOU_DECISION_TIMEOUT", "XDG_RUNTIME_DIR", "PULSE_LOG"},
 	Test:       install.Test{Stdin: `{"session_id":"hookwire-doctor","cwd":"/","hook_event_name":"Notification","message":"A test from nb-hook doctor"}`},
 }
 

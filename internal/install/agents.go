@@ -142,6 +142,9 @@ type Spec struct {
 	Legacy []string
 	// Test is what doctor --send runs.
 	Test Test
+	// Env are the variables the binary reads where the agent runs it, that
+	// an agent may keep from its hooks (Gemini CLI's redaction).
+	Env []string
 	// StatusLine, when its Flag is set, lets install --statusline make the
 	// binary Claude Code's status line too.
 	StatusLine StatusLine

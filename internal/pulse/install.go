@@ -29,6 +29,7 @@ var claudeHooks = install.Spec{
 	},
 	// The reference adapter this binary replaces.
 	Legacy: []string{"claude-companion/hooks/pulse.py"},
+	Env:    []string{"PULSE_TARGET", "PULSE_PID", "XDG_RUNTIME_DIR", "PULSE_LOG"},
 	Test: install.Test{Args: []string{"idle"},
 		Stdin: `{"session_id":"hookwire-doctor","hook_event_name":"SessionStart","cwd":"/"}`},
 }

@@ -31,6 +31,7 @@ var hooks = install.Spec{
 	// every stop twice).
 	Legacy: []string{"trailboss-emit.sh"},
 	// A prompt: unstuck, which the daemon takes for any session.
+	Env:  []string{"TRAILBOSS_URL", "TRAILBOSS_DAEMON_URL", "TMUX_PANE", "XDG_RUNTIME_DIR", "PULSE_LOG"},
 	Test: install.Test{Stdin: `{"session_id":"hookwire-doctor","cwd":"/","hook_event_name":"UserPromptSubmit","prompt":"doctor"}`},
 }
 

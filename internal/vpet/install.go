@@ -30,6 +30,8 @@ var hooks = install.Spec{
 			"agentStop", "errorOccurred", "sessionEnd"},
 	},
 	// A prompt: run.started, which the pet shows and forgets.
+	Env: []string{"VPET_NOTIFY_SOCKET", "VPET_NOTIFY_TOKEN", "VPET_NOTIFY_TOKEN_FILE", "VPET_NOTIFY_EVENTS",
+		"AGENTICA_NOTIFY_SOCKET", "AGENTICA_NOTIFY_TOKEN", "AGENTICA_NOTIFY_TOKEN_FILE", "XDG_RUNTIME_DIR", "PULSE_LOG"},
 	Test: install.Test{Stdin: `{"session_id":"hookwire-doctor","cwd":"/","hook_event_name":"UserPromptSubmit","prompt":"A test from vpet-notify doctor"}`},
 }
 

@@ -186,6 +186,11 @@ func Translate(payload []byte, in Input) (line []byte, event string, ok bool) {
 	if event == "Stop" && p["status"] == "error" {
 		event = "StopFailure" // Cursor's stop of a failed turn
 	}
+	if event == "errorOccurred" && p["recoverable"] == false {
+		// Copilot CLI's error that ends the turn; a recoverable one (a
+		// retried model call) passes as it is.
+		event = "StopFailure"
+	}
 	if event != "" {
 		p["hook_event_name"] = event
 	}

@@ -2,9 +2,8 @@ package coucou
 
 import (
 	"cmp"
-	"context"
 	"encoding/json"
-	"maps"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -21,6 +20,10 @@ import (
 // error, an interrupt, the session's end) relays a PostToolUseFailure for
 // each before the event itself. A subagent's tools are not remembered:
 // Claude Code 2.1.328 runs subagents in the background, past the turn end.
+//
+// One small file per open tool, written at PreToolUse and removed at its
+// PostToolUse: no lock and no read-modify-write on the tool path, and
+// parallel tool calls never wait for each other.
 
 // openTool is a tool that started and has not ended.
 type openTool struct {
@@ -30,9 +33,8 @@ type openTool struct {
 }
 
 const (
-	maxOpen     = 64 // a session whose tool ends are not hooked must not grow without end
-	openLock    = 500 * time.Millisecond
 	openStale   = 7 * 24 * time.Hour
+	gcAbove     = 256 // state files before a boundary collects stale ones
 	refusedText = "no PostToolUse: the tool was refused or never ran"
 )
 
@@ -63,61 +65,54 @@ func refusedTools(inv *hook.Invocation, ev agent.Event, event string) []map[stri
 	if err != nil {
 		return nil
 	}
-	name := state.Key(ev.Session) + ".tools"
-	if !pre {
-		// Most of these find nothing open: then there is nothing to lock for.
-		if b, err := store.Read(name); err == nil && b == nil {
-			return nil
-		}
+	prefix := state.Key(ev.Session) + ".tool."
+	switch {
+	case pre:
+		b, _ := json.Marshal(openTool{ID: ev.ToolUseID, Name: ev.Tool, Start: ev.Time.UnixNano()})
+		store.Write(prefix+state.Key(id), b)
+		return nil
+	case post:
+		store.Remove(prefix + state.Key(id))
+		return nil
 	}
-	ctx, cancel := context.WithTimeout(inv.Context(), openLock)
-	defer cancel()
-	release, err := store.Lock(ctx, name)
+	entries, err := os.ReadDir(store.Dir())
 	if err != nil {
 		return nil
 	}
-	defer release()
-	b, _ := store.Read(name)
-	open := map[string]openTool{}
-	if len(b) > 0 && json.Unmarshal(b, &open) != nil {
-		open = map[string]openTool{}
+	if len(entries) > gcAbove {
+		store.GC(openStale)
 	}
-	var closed []map[string]any
-	switch {
-	case pre:
-		if len(open) == 0 {
-			store.GC(openStale)
+	var tools []openTool
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasPrefix(name, prefix) || strings.HasSuffix(name, ".lock") || strings.HasPrefix(name, ".") {
+			continue
 		}
-		if len(open) < maxOpen {
-			open[id] = openTool{ID: ev.ToolUseID, Name: ev.Tool, Start: ev.Time.UnixNano()}
-		}
-	case post:
-		delete(open, id)
-	default:
-		tools := slices.SortedFunc(maps.Values(open), func(a, b openTool) int {
-			return cmp.Or(cmp.Compare(a.Start, b.Start), strings.Compare(a.ID+a.Name, b.ID+b.Name))
-		})
-		for _, t := range tools {
-			p := map[string]any{"hook_event_name": "PostToolUseFailure", "session_id": ev.Session,
-				"tool_name": t.Name, "error": refusedText}
-			if event == "Interrupt" {
-				// As Claude Code says it of a tool the user cut short.
-				p["error"], p["is_interrupt"] = "Interrupted by user", true
-			}
-			if t.ID != "" {
-				p["tool_use_id"] = t.ID
-			}
-			if ev.Cwd != "" {
-				p["cwd"] = ev.Cwd
-			}
-			closed = append(closed, p)
-		}
-		clear(open)
-	}
-	if len(open) == 0 {
+		b, err := store.Read(name)
 		store.Remove(name)
-	} else if b, err := json.Marshal(open); err == nil {
-		store.Write(name, b)
+		var t openTool
+		if err == nil && json.Unmarshal(b, &t) == nil {
+			tools = append(tools, t)
+		}
+	}
+	slices.SortFunc(tools, func(a, b openTool) int {
+		return cmp.Or(cmp.Compare(a.Start, b.Start), strings.Compare(a.ID+a.Name, b.ID+b.Name))
+	})
+	var closed []map[string]any
+	for _, t := range tools {
+		p := map[string]any{"hook_event_name": "PostToolUseFailure", "session_id": ev.Session,
+			"tool_name": t.Name, "error": refusedText}
+		if event == "Interrupt" {
+			// As Claude Code says it of a tool the user cut short.
+			p["error"], p["is_interrupt"] = "Interrupted by user", true
+		}
+		if t.ID != "" {
+			p["tool_use_id"] = t.ID
+		}
+		if ev.Cwd != "" {
+			p["cwd"] = ev.Cwd
+		}
+		closed = append(closed, p)
 	}
 	return closed
 }

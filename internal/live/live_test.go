@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -22,6 +23,7 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/tidwall/gjson"
 
 	"github.com/hookwire/hookwire/internal/testkit"
 	"github.com/hookwire/hookwire/internal/testkit/modelapi"
@@ -36,6 +38,7 @@ const moduleRoot = "../.."
 // Delete a number once its fix has landed (and then the known-defect
 // prefixes that name it).
 var openDefects = map[int]string{
+	5: "Codex's UUIDv7 session ids share their first segment: one Pulse slot",
 	6: "Codex notify gives Pulse model ? and no session_end",
 }
 
@@ -85,6 +88,9 @@ func TestLive(t *testing.T) {
 	if testing.Short() {
 		t.Skip("live: -short")
 	}
+	if runtime.GOOS != "linux" {
+		t.Skip("live: Linux only (the agent runner uses sh and GNU timeout)")
+	}
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Skip("live: node is not on PATH (the agents need it; then run scripts/agents)")
@@ -112,6 +118,8 @@ func TestLive(t *testing.T) {
 	cmds["normalize"] = cmdNormalize
 	cmds["pulse-totals"] = cmdPulseTotals
 	cmds["codex-app-server"] = cmdCodexAppServer
+	cmds["pulse-slots"] = cmdPulseSlots
+	cmds["cost-state"] = cmdCostState
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata",
 		UpdateScripts:       *update,
@@ -375,17 +383,26 @@ func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// cmdNormalize: normalize [-drop REGEXP]... SRC DST
+// cmdNormalize: normalize [-sort] [-drop REGEXP]... SRC DST
 // Copies what a fake received, without empty lines and lines matching a
-// -drop (those a known defect changes: they are checked apart), with what
-// changes from run to run replaced,
+// -drop (those a known defect changes: they are checked apart), sorted with
+// -sort (for hooks an agent runs concurrently), with what changes from run
+// to run replaced,
 // so that it can be compared with a golden: $WORK (and Claude Code's project
 // key for it, -WORK), each distinct UUID by <uuidN> in order of appearance
 // (and its first segment, a short session id, by <uuidN:8>), times, process
-// ids, durations, ports and lengths.
+// ids, durations, ports, lengths and the scripted API's ids.
 func cmdNormalize(ts *testscript.TestScript, neg bool, args []string) {
 	var drop []*regexp.Regexp
-	for len(args) > 2 && args[0] == "-drop" {
+	sorted := false
+	for len(args) > 2 && strings.HasPrefix(args[0], "-") {
+		if args[0] == "-sort" {
+			sorted, args = true, args[1:]
+			continue
+		}
+		if args[0] != "-drop" {
+			ts.Fatalf("normalize: unknown flag %s", args[0])
+		}
 		re, err := regexp.Compile(args[1])
 		if err != nil {
 			ts.Fatalf("normalize: %v", err)
@@ -393,13 +410,13 @@ func cmdNormalize(ts *testscript.TestScript, neg bool, args []string) {
 		drop, args = append(drop, re), args[2:]
 	}
 	if neg || len(args) != 2 {
-		ts.Fatalf("usage: normalize [-drop REGEXP]... SRC DST")
+		ts.Fatalf("usage: normalize [-sort] [-drop REGEXP]... SRC DST")
 	}
+	// Coral's tags come in APC strings (ESC _ … ESC \\), several to a line:
+	// one to a line here, the framing shown.
+	raw := strings.NewReplacer("\x1b_", "\n<APC>", "\x1b\\", "<ST>").Replace(ts.ReadFile(args[0]))
 	var kept []string
-	// coral-pulse frames each tag as an APC string (ESC _ … ESC \), with no
-	// newline: one tag a line here.
-	src := strings.NewReplacer("\x1b_", "", "\x1b\\", "\n").Replace(ts.ReadFile(args[0]))
-	for _, line := range strings.Split(src, "\n") {
+	for _, line := range strings.Split(raw, "\n") {
 		line = strings.TrimSuffix(line, "\r")
 		if line == "" || slices.ContainsFunc(drop, func(re *regexp.Regexp) bool { return re.MatchString(line) }) {
 			continue
@@ -424,6 +441,11 @@ func cmdNormalize(ts *testscript.TestScript, neg bool, args []string) {
 	for _, r := range normalizers {
 		s = r.re.ReplaceAllString(s, r.with)
 	}
+	if sorted {
+		lines := strings.SplitAfter(s, "\n")
+		slices.Sort(lines)
+		s = strings.Join(lines, "")
+	}
 	if err := os.WriteFile(ts.MkAbs(args[1]), []byte(s), 0o644); err != nil {
 		ts.Fatalf("%v", err)
 	}
@@ -440,6 +462,8 @@ var normalizers = []struct {
 	{regexp.MustCompile(`"(timestamp|started_at)":"[0-9T:.Z-]+"`), `"$1":"<time>"`},
 	{regexp.MustCompile(`session-[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}-[0-9]{2}-`), `session-<date>-`},
 	{regexp.MustCompile(`/[0-9]{4}/[0-9]{2}/[0-9]{2}/rollout-[0-9T-]+-`), `/<date>/rollout-<date>-`},
+	// The scripted API numbers its ids across conversations.
+	{regexp.MustCompile(`\b(toolu|call|fc|msg|resp)_[0-9]{24}\b`), `${1}_<id>`},
 	{regexp.MustCompile(`(?m)^Content-Length: [0-9]+`), `Content-Length: <n>`},
 	{regexp.MustCompile(`(?m)^Host: 127\.0\.0\.1:[0-9]+`), `Host: 127.0.0.1:<port>`},
 	// Pulse: the event only. The figures of a mid-turn event depend on how
@@ -448,13 +472,14 @@ var normalizers = []struct {
 	{regexp.MustCompile(`(?m)^noctalia msg plugin \S+ all (\S+) .*$`), `$1`},
 }
 
-// cmdPulseTotals: pulse-totals API
+// cmdPulseTotals: pulse-totals API [all]
 // Checks that the last turn_end Pulse received (fake-noctalia's log) carries
-// the session's exact token totals, as the scripted API NAME served them:
-// input, output, cache writes, cache reads.
+// the session's exact token totals, as the scripted API NAME served them to
+// the main conversation (with all: every response, subagents' and side
+// requests' included): input, output, cache writes, cache reads.
 func cmdPulseTotals(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 1 {
-		ts.Fatalf("usage: pulse-totals API")
+	if len(args) < 1 || len(args) > 2 || (len(args) == 2 && args[1] != "all") {
+		ts.Fatalf("usage: pulse-totals API [all]")
 	}
 	apisMu.Lock()
 	s := apis[ts][args[0]]
@@ -462,7 +487,10 @@ func cmdPulseTotals(ts *testscript.TestScript, neg bool, args []string) {
 	if s == nil {
 		ts.Fatalf("no modelapi %q", args[0])
 	}
-	_, u, _ := s.Served()
+	all, u, _ := s.Served()
+	if len(args) == 2 {
+		u = all
+	}
 	last := ""
 	for _, line := range strings.Split(ts.ReadFile("noctalia.got"), "\n") {
 		if f := strings.Fields(line); len(f) == 7 && f[5] == "turn_end" {
@@ -477,5 +505,68 @@ func cmdPulseTotals(ts *testscript.TestScript, neg bool, args []string) {
 	want := fmt.Sprintf("%d,%d,%d,%d", u.Input, u.Output, u.CacheWrite(), u.CacheRead)
 	if (got == want) == neg {
 		ts.Fatalf("Pulse's turn_end totals %s (in,out,cache write,cache read), the API served %s", got, want)
+	}
+}
+
+// cmdPulseSlots: pulse-slots FILE
+// Writes "N slots" to FILE: the number of distinct short session ids (the
+// Pulse slot) in fake-noctalia's log.
+func cmdPulseSlots(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: pulse-slots FILE")
+	}
+	slots := map[string]bool{}
+	for _, line := range strings.Split(ts.ReadFile("noctalia.got"), "\n") {
+		if f := strings.Fields(line); len(f) == 7 {
+			if csv := strings.Split(f[6], ","); len(csv) >= 6 {
+				slots[csv[5]] = true
+			}
+		}
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(fmt.Sprintf("%d slots\n", len(slots))), 0o644))
+}
+
+// cmdCostState: cost-state API TRANSCRIPT-GLOB
+// Checks that the last cost-state line of Claude Code's transcript (its
+// cumulative modelUsage, subagents and compaction included) equals every
+// response the scripted API served: input, output, cache writes (and their
+// 5m/1h breakdown), cache reads.
+func cmdCostState(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: cost-state API TRANSCRIPT-GLOB")
+	}
+	apisMu.Lock()
+	s := apis[ts][args[0]]
+	apisMu.Unlock()
+	if s == nil {
+		ts.Fatalf("no modelapi %q", args[0])
+	}
+	files, _ := filepath.Glob(ts.MkAbs(args[1]))
+	if len(files) != 1 {
+		ts.Fatalf("cost-state: %d transcripts match %s", len(files), args[1])
+	}
+	last := ""
+	for _, line := range strings.Split(ts.ReadFile(files[0]), "\n") {
+		if gjson.Get(line, "type").String() == "cost-state" {
+			last = line
+		}
+	}
+	if last == "" {
+		ts.Fatalf("cost-state: no cost-state line in %s", files[0])
+	}
+	var got modelapi.Usage
+	gjson.Get(last, "modelUsage").ForEach(func(_, m gjson.Result) bool {
+		got = got.Add(modelapi.Usage{
+			Input: int(m.Get("inputTokens").Int()), Output: int(m.Get("outputTokens").Int()),
+			CacheRead:    int(m.Get("cacheReadInputTokens").Int()),
+			CacheWrite5m: int(m.Get("cacheCreationEphemeral5mInputTokens").Int()),
+			CacheWrite1h: int(m.Get("cacheCreationEphemeral1hInputTokens").Int()),
+		})
+		return true
+	})
+	all, _, _ := s.Served()
+	all.Reasoning = 0 // Anthropic reports no reasoning apart
+	if got != all {
+		ts.Fatalf("cost-state %+v, the API served %+v", got, all)
 	}
 }

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -344,6 +345,11 @@ func refineCopilot(ev *Event, p gjson.Result) {
 	case "postToolUse":
 		if r := p.Get("toolResult.resultType").String(); r != "" && r != "success" {
 			ev.OK = false
+		} else if m := copilotExit.FindStringSubmatch(p.Get("toolResult.textResultForLlm").String()); m != nil && m[1] != "0" {
+			// A shell command that failed is a "success": its exit code is
+			// only in the text the model reads (1.0.102).
+			ev.OK = false
+			ev.Error = "exit code " + m[1]
 		}
 	case "postToolUseFailure":
 		ev.OK = false
@@ -371,6 +377,9 @@ func ArgKind(ev Event, arg string) Kind {
 	}
 	return Lookup(arg)
 }
+
+// copilotExit is the last line of Copilot CLI's shell tool result.
+var copilotExit = regexp.MustCompile(`<shellId: [^>\s]+ completed with exit code (-?\d+)>\s*$`)
 
 // Lookup resolves an event name in any vocabulary the suite knows (every
 // dialect's, the canonical kinds', snake_case Claude names), or Unknown.

@@ -107,6 +107,21 @@ var recordedCases = []recordedCase{
 		is(t, "Kind", ev.Kind, Permission)
 		is(t, "Message", ev.Message, "Run command: touch /home/user/proj/perm-marker")
 	}},
+	// A failed shell command is a "success" with its exit code in the text.
+	{"copilot-1.0.102/tool-errors/06-postToolUse.json", "copilot", []string{"postToolUse"}, func(t *testing.T, ev Event) {
+		is(t, "Kind", ev.Kind, ToolEnd)
+		is(t, "OK", ev.OK, false)
+		is(t, "Error", ev.Error, "exit code 3")
+	}},
+	{"copilot-1.0.102/06-postToolUse.json", "copilot", []string{"postToolUse"}, func(t *testing.T, ev Event) {
+		is(t, "OK", ev.OK, true)
+		is(t, "Error", ev.Error, "")
+	}},
+	{"copilot-1.0.102/tool-errors/08-postToolUseFailure.json", "copilot", []string{"postToolUseFailure"}, func(t *testing.T, ev Event) {
+		is(t, "OK", ev.OK, false)
+		is(t, "Error", ev.Error, "Path does not exist")
+		is(t, "Tool", ev.Tool, "Read")
+	}},
 	{"copilot-1.0.102/permission-prompt/06-notification.json", "", nil, func(t *testing.T, ev Event) {
 		is(t, "Agent", ev.Agent, Copilot)
 		is(t, "Kind", ev.Kind, Permission)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/http"
 	"os"
 	"runtime"
 	"strings"
@@ -426,7 +425,7 @@ func answerReported(ev agent.Event) bool {
 
 // deliver sends the envelopes in order, all of them within DeliveryBudget.
 func (c *notifyCLI) deliver(inv *hook.Invocation, ev agent.Event, socket string, envs []Envelope) error {
-	header := http.Header{"Content-Type": {"application/json"}}
+	header := httpsend.Header{"Content-Type": {"application/json"}}
 	tok, tokErr := ResolveToken(TokenOptions{
 		Getenv: inv.Getenv,
 		File:   TokenFile(inv.Getenv, c.TokenFile, socket),
@@ -470,13 +469,13 @@ func (c *notifyCLI) deliver(inv *hook.Invocation, ev agent.Event, socket string,
 			continue
 		}
 		dropped := len(envs) - i - 1
-		if (err != nil || reply.Status == http.StatusUnauthorized) && dropped > 0 {
+		if (err != nil || reply.Status == httpsend.StatusUnauthorized) && dropped > 0 {
 			inv.Notef("%d more event(s) dropped: the pet did not take %s", dropped, e.Event)
 		}
 		switch {
 		case err != nil:
 			return nil // the log has the error
-		case reply.Status == http.StatusUnauthorized:
+		case reply.Status == httpsend.StatusUnauthorized:
 			// Retrying cannot help: the pet and this hook hold different
 			// tokens, and only the user can settle which is right.
 			if tokErr != nil {

@@ -237,7 +237,7 @@ func (c *claudeCLI) burn(inv *hook.Invocation, store *state.Store, name string, 
 		return s, ""
 	}
 	if ev.Kind == agent.SessionStart {
-		store.GC(staleAfter)
+		store.Tidy(staleAfter, time.Hour)
 	}
 	ctx, cancel := contextWithin(inv, lockBudget)
 	defer cancel()

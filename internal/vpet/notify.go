@@ -259,7 +259,7 @@ func (n *notice) update(wantState bool) {
 	if ev.Kind == agent.SessionStart {
 		// Sessions that ended without a session end (a crash, an agent
 		// that sends none) leave their state behind.
-		store.GC(staleAfter)
+		store.Tidy(staleAfter, time.Hour)
 		if agentName(ev) == "" {
 			n.derive()
 			return // nothing to remember

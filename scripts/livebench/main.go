@@ -161,6 +161,7 @@ type arm struct {
 	label string
 	dir   string // the binaries; "" for none
 	true_ bool   // the hooks of dir, with /bin/true as the command
+	only  string // one binary installed instead of the five
 }
 
 type bins []string
@@ -174,6 +175,7 @@ func main() {
 	out := flag.String("out", "", "write every run's figures to this JSON file")
 	keep := flag.Bool("keep", false, "keep the work directory")
 	flag.BoolVar(&verbose, "v", false, "print each session's output")
+	one := flag.String("one", "", "also run with only this binary installed (arm one), and its hooks with /bin/true (arm true1), from the last -bin: what one process serving every surface would cost at least")
 	serve := flag.Bool("serve", false, "only start the surfaces, print their environment, and serve until killed (to profile a binary by hand)")
 	var sets bins
 	flag.Var(&sets, "bin", "LABEL=DIR: a set of hookwire binaries to measure (repeatable; default: this module, built)")
@@ -205,6 +207,10 @@ func main() {
 			arms = append(arms, arm{label: "true", dir: dir, true_: true})
 		}
 		arms = append(arms, arm{label: label, dir: dir})
+	}
+	if *one != "" {
+		last := arms[len(arms)-1]
+		arms = append(arms, arm{label: "true1", dir: last.dir, true_: true, only: *one}, arm{label: "one", dir: last.dir, only: *one})
 	}
 	env := surfaces(work)
 	cache := filepath.Join(os.Getenv("HOME"), ".cache", "hookwire", "agents")
@@ -287,6 +293,9 @@ func run(work, exe string, a agentSpec, ar arm, surfaceEnv []string, round int) 
 	env = append(env, a.env(url)...)
 	if ar.dir != "" {
 		for _, b := range binaries {
+			if ar.only != "" && b != ar.only {
+				continue
+			}
 			cmd := exec.Command(filepath.Join(ar.dir, b), "install", "--agent", a.name)
 			cmd.Env, cmd.Dir = env, cwd
 			if out, err := cmd.CombinedOutput(); err != nil {
@@ -429,30 +438,39 @@ func report(w io.Writer, results []result, arms []arm) {
 	for _, a := range arms {
 		fmt.Fprintf(w, " %s |", a.label)
 	}
-	for _, a := range arms[2:] {
-		fmt.Fprintf(w, " %s overhead |", a.label)
+	real := func(yield func(arm) bool) {
+		for _, a := range arms {
+			if a.dir != "" && !a.true_ && a.only == "" && !yield(a) {
+				return
+			}
+		}
 	}
-	fmt.Fprintf(w, " hook runs |\n|---|---:|%s\n", strings.Repeat("---:|", 2*len(arms)-1))
+	cols := 0
+	for a := range real {
+		fmt.Fprintf(w, " %s overhead |", a.label)
+		cols++
+	}
+	fmt.Fprintf(w, " hook runs |\n|---|---:|%s\n", strings.Repeat("---:|", len(arms)+cols+1))
 	for _, n := range names {
 		floor := median(by[[2]string{n, "true"}])
 		fmt.Fprintf(w, "| %s | %d |", n, len(by[[2]string{n, "none"}]))
 		for _, a := range arms {
 			fmt.Fprintf(w, " %.0f |", median(by[[2]string{n, a.label}]))
 		}
-		for _, a := range arms[2:] {
-			fmt.Fprintf(w, " %+.0f |", median(by[[2]string{n, a.label}])-floor)
-		}
 		hooks := 0
-		for _, r := range results {
-			if r.Agent == n && r.Arm == arms[len(arms)-1].label {
-				hooks = len(r.Hooks)
+		for a := range real {
+			fmt.Fprintf(w, " %+.0f |", median(by[[2]string{n, a.label}])-floor)
+			for _, r := range results {
+				if r.Agent == n && r.Arm == a.label {
+					hooks = len(r.Hooks)
+				}
 			}
 		}
 		fmt.Fprintf(w, " %d |\n", hooks)
 	}
 
 	fmt.Fprintf(w, "\nPer invocation, as PULSE_LOG records it (ms from the runtime's start to exit, process start excluded; finishers excluded): p50 / p95\n\n")
-	for _, a := range arms[2:] {
+	for a := range real {
 		fmt.Fprintf(w, "%s:\n\n| agent | event |", a.label)
 		for _, b := range binaries {
 			fmt.Fprintf(w, " %s |", b)

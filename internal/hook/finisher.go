@@ -49,7 +49,8 @@ func (inv *Invocation) CanFinishLater() bool {
 // private directory for the payload's copy, which is gone from the file
 // system before StartFinisher returns.
 func (inv *Invocation) StartFinisher(token, tmpDir string) (pid int, err error) {
-	if !inv.CanFinishLater() {
+	if !inv.CanFinishLater() || inv.Stdin().Truncated {
+		// A payload cut at StdinCap would reach the finisher as broken JSON.
 		return 0, ErrNoFinisher
 	}
 	exe, err := os.Executable()

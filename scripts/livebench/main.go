@@ -234,7 +234,7 @@ func main() {
 					continue
 				}
 				results = append(results, res)
-				fmt.Fprintf(os.Stderr, "round %d %-8s %-8s %7.0f ms  %2d hook runs\n", r+1, a.name, ar.label, res.Ms, len(res.Hooks))
+				fmt.Fprintf(os.Stderr, "round %d %-8s %-8s %7.0f ms  cpu %7.0f ms  %2d hook runs\n", r+1, a.name, ar.label, res.Ms, res.CPU, len(res.Hooks))
 			}
 		}
 	}
@@ -249,7 +249,11 @@ type result struct {
 	Agent, Arm string
 	Round      int
 	Ms         float64 // the agent's session, spawn to exit
-	Hooks      []hookRun
+	// CPU is the user and system time of the agent and every process it
+	// waited for (its hooks): the cost that a loaded machine does not blur
+	// as it blurs wall time. A finisher, detached, is not in it.
+	CPU   float64
+	Hooks []hookRun
 }
 
 // hookRun is one line of PULSE_LOG.
@@ -329,7 +333,8 @@ func run(work, exe string, a agentSpec, ar arm, surfaceEnv []string, round int) 
 	if _, scripted, n := api.Served(); n != len(a.steps(cwd))+1 || scripted.Output == 0 {
 		return result{}, fmt.Errorf("the session did not follow the script (%d responses): %s", n, clip(output.String()))
 	}
-	res := result{Agent: a.name, Arm: ar.label, Round: round + 1, Ms: ms(took)}
+	res := result{Agent: a.name, Arm: ar.label, Round: round + 1, Ms: ms(took),
+		CPU: ms(cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime())}
 	time.Sleep(1200 * time.Millisecond) // a finisher's line comes after the session
 	if f, err := os.Open(log); err == nil {
 		sc := bufio.NewScanner(f)
@@ -424,19 +429,11 @@ func serveUnix(path string, serve func(net.Conn)) {
 
 // report prints the tables.
 func report(w io.Writer, results []result, arms []arm) {
-	by := map[[2]string][]float64{}
 	var names []string
 	for _, r := range results {
-		k := [2]string{r.Agent, r.Arm}
-		by[k] = append(by[k], r.Ms)
 		if !slices.Contains(names, r.Agent) {
 			names = append(names, r.Agent)
 		}
-	}
-	fmt.Fprintf(w, "\nSession time, median of the rounds (ms); overhead = median − median with /bin/true hooks\n\n")
-	fmt.Fprintf(w, "| agent | runs |")
-	for _, a := range arms {
-		fmt.Fprintf(w, " %s |", a.label)
 	}
 	real := func(yield func(arm) bool) {
 		for _, a := range arms {
@@ -445,28 +442,53 @@ func report(w io.Writer, results []result, arms []arm) {
 			}
 		}
 	}
-	cols := 0
-	for a := range real {
-		fmt.Fprintf(w, " %s overhead |", a.label)
-		cols++
-	}
-	fmt.Fprintf(w, " hook runs |\n|---|---:|%s\n", strings.Repeat("---:|", len(arms)+cols+1))
-	for _, n := range names {
-		floor := median(by[[2]string{n, "true"}])
-		fmt.Fprintf(w, "| %s | %d |", n, len(by[[2]string{n, "none"}]))
-		for _, a := range arms {
-			fmt.Fprintf(w, " %.0f |", median(by[[2]string{n, a.label}]))
+	for _, metric := range []struct {
+		title string
+		value func(result) float64
+	}{
+		{"Session time, spawn to exit", func(r result) float64 { return r.Ms }},
+		{"CPU time of the agent and the hooks it waited for", func(r result) float64 { return r.CPU }},
+	} {
+		by := map[[2]string][]float64{}
+		for _, r := range results {
+			k := [2]string{r.Agent, r.Arm}
+			by[k] = append(by[k], metric.value(r))
 		}
-		hooks := 0
+		fmt.Fprintf(w, "\n%s, median of the rounds (ms); overhead = median − median with /bin/true hooks\n\n", metric.title)
+		fmt.Fprintf(w, "| agent | runs |")
+		for _, a := range arms {
+			fmt.Fprintf(w, " %s |", a.label)
+		}
+		cols := 0
 		for a := range real {
-			fmt.Fprintf(w, " %+.0f |", median(by[[2]string{n, a.label}])-floor)
-			for _, r := range results {
-				if r.Agent == n && r.Arm == a.label {
-					hooks = len(r.Hooks)
+			fmt.Fprintf(w, " %s overhead |", a.label)
+			cols++
+		}
+		if len(by) > 0 && slices.ContainsFunc(arms, func(a arm) bool { return a.label == "one" }) {
+			fmt.Fprintf(w, " one overhead (over true1) |")
+			cols++
+		}
+		fmt.Fprintf(w, " hook runs |\n|---|---:|%s\n", strings.Repeat("---:|", len(arms)+cols+1))
+		for _, n := range names {
+			floor := median(by[[2]string{n, "true"}])
+			fmt.Fprintf(w, "| %s | %d |", n, len(by[[2]string{n, "none"}]))
+			for _, a := range arms {
+				fmt.Fprintf(w, " %.0f |", median(by[[2]string{n, a.label}]))
+			}
+			hooks := 0
+			for a := range real {
+				fmt.Fprintf(w, " %+.0f |", median(by[[2]string{n, a.label}])-floor)
+				for _, r := range results {
+					if r.Agent == n && r.Arm == a.label {
+						hooks = len(r.Hooks)
+					}
 				}
 			}
+			if slices.ContainsFunc(arms, func(a arm) bool { return a.label == "one" }) {
+				fmt.Fprintf(w, " %+.0f |", median(by[[2]string{n, "one"}])-median(by[[2]string{n, "true1"}]))
+			}
+			fmt.Fprintf(w, " %d |\n", hooks)
 		}
-		fmt.Fprintf(w, " %d |\n", hooks)
 	}
 
 	fmt.Fprintf(w, "\nPer invocation, as PULSE_LOG records it (ms from the runtime's start to exit, process start excluded; finishers excluded): p50 / p95\n\n")

@@ -142,11 +142,18 @@ func (c *claudeCLI) Run(inv *hook.Invocation) error {
 		// Like the reference: a retired slot needs no figures. The state goes.
 		if store != nil {
 			for _, n := range []string{name, name + mainOnly} {
-				// Under the lock: a finisher sending the turn end (below)
-				// sends it before, or finds itself superseded.
+				// Under the lock: a finisher sending the turn end sends it
+				// before, or finds itself superseded; then the turn end
+				// goes now, before the session end, with what the
+				// transcript holds (`claude -p` ends its session right
+				// after the Stop, often before the finisher has seen the
+				// final message; by now Claude Code has written it).
 				ctx, cancel := contextWithin(inv, lockBudget)
 				release, err := store.Lock(ctx, n+".scan")
 				cancel()
+				if b, _ := store.Read(n + finishing); len(b) > 0 && err == nil {
+					c.turnEnd(inv, store, n, ev)
+				}
 				store.Remove(n + finishing)
 				store.Remove(n + ".scan")
 				store.Remove(n + ".ids")
@@ -341,6 +348,19 @@ func (c *claudeCLI) finish(inv *hook.Invocation, store *state.Store, name string
 		release()
 		time.Sleep(pollEvery)
 	}
+}
+
+// turnEnd sends, at a session end, the turn end that a finisher of state
+// name has not sent yet, with the totals the transcript holds now. It runs
+// under the session's lock.
+func (c *claudeCLI) turnEnd(inv *hook.Invocation, store *state.Store, name string, ev agent.Event) {
+	sub := *c
+	sub.NoSubagents = strings.HasSuffix(name, mainOnly) // the Stop's hook line said which
+	s := &transcript.Session{}
+	load(store, name, s)
+	sub.update(inv, store, name, s, ev, false)
+	inv.Notef("the session ended before the turn end's finisher sent it: sent here, first")
+	inv.Send(Dispatch(Target(inv.Getenv), "turn_end", sub.payload(inv, s, ev)))
 }
 
 // scan reads the transcript's new lines. On a turn end whose final message

@@ -255,10 +255,16 @@ func (c *claudeCLI) burn(inv *hook.Invocation, store *state.Store, name string, 
 		return s, ""
 	}
 	defer release()
-	load(store, name, s)
 	// This event is newer than a turn end that a finisher may still be
-	// waiting to send: that one must not follow it to the bar.
-	store.Remove(name + finishing)
+	// waiting to send: that one must not follow it to the bar, and must not
+	// be lost either (the next turn can start before Claude Code has written
+	// the last one's final message: a subagent's result, a queued prompt).
+	// It goes now, first, with what the transcript holds.
+	if b, _ := store.Read(name + finishing); len(b) > 0 {
+		c.turnEnd(inv, store, name, ev)
+		store.Remove(name + finishing)
+	}
+	load(store, name, s)
 
 	if ev.Kind == agent.SessionStart && ev.Model != "" {
 		s.StartModel = ev.Model
@@ -350,16 +356,16 @@ func (c *claudeCLI) finish(inv *hook.Invocation, store *state.Store, name string
 	}
 }
 
-// turnEnd sends, at a session end, the turn end that a finisher of state
-// name has not sent yet, with the totals the transcript holds now. It runs
-// under the session's lock.
+// turnEnd sends the turn end that a finisher of state name has not sent yet,
+// before a later event of the session, with the totals the transcript holds
+// now. It runs under the session's lock.
 func (c *claudeCLI) turnEnd(inv *hook.Invocation, store *state.Store, name string, ev agent.Event) {
 	sub := *c
 	sub.NoSubagents = strings.HasSuffix(name, mainOnly) // the Stop's hook line said which
 	s := &transcript.Session{}
 	load(store, name, s)
 	sub.update(inv, store, name, s, ev, false)
-	inv.Notef("the session ended before the turn end's finisher sent it: sent here, first")
+	inv.Notef("this event came before the turn end's finisher sent it: the turn end is sent here, first")
 	inv.Send(Dispatch(Target(inv.Getenv), "turn_end", sub.payload(inv, s, ev)))
 }
 

@@ -1,6 +1,7 @@
 package modelapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 
@@ -110,6 +111,12 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request, body []byte, 
 		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": usage})
 	e.send("message_stop", map[string]any{"type": "message_stop"})
 	return true
+}
+
+// ClaudeSubagent picks Claude Code's subagent requests: their system prompt's
+// billing header says cc_is_subagent=true.
+func ClaudeSubagent(body []byte) bool {
+	return bytes.Contains(body, []byte("cc_is_subagent=true"))
 }
 
 func stepJSON(v any) string {

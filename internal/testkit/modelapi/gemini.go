@@ -1,6 +1,7 @@
 package modelapi
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 
@@ -68,9 +69,13 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request, body []byte, ex 
 	} else {
 		u = s.side(ex)
 		text := "Scripted side answer."
-		// Gemini CLI asks, after a turn, who speaks next, with a JSON schema.
-		if strings.Contains(req.Get("generationConfig").Raw, "next_speaker") {
-			text = `{"reasoning":"The model has answered.","next_speaker":"user"}`
+		// Gemini CLI asks for JSON with a schema (its model router's
+		// complexity score, who speaks next): answer with the schema's shape,
+		// or it retries for a minute and a half.
+		if schema := req.Get("generationConfig.responseJsonSchema"); schema.Exists() {
+			text = fromSchema(schema).Raw
+		} else if schema := req.Get("generationConfig.responseSchema"); schema.Exists() {
+			text = fromSchema(schema).Raw
 		}
 		parts = append(parts, map[string]any{"text": text})
 	}
@@ -109,4 +114,43 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request, body []byte, ex 
 	}
 	e.send("", final)
 	return true
+}
+
+// fromSchema builds the smallest value a JSON schema accepts: the first of an
+// enum, "user" for Gemini CLI's next_speaker, 1 for numbers.
+func fromSchema(schema gjson.Result) gjson.Result {
+	return gjson.Parse(string(schemaValue(schema, "")))
+}
+
+func schemaValue(schema gjson.Result, name string) []byte {
+	if e := schema.Get("enum.0"); e.Exists() {
+		return []byte(e.Raw)
+	}
+	switch strings.ToLower(schema.Get("type").String()) {
+	case "object":
+		out := []byte("{")
+		first := true
+		schema.Get("properties").ForEach(func(k, v gjson.Result) bool {
+			if !first {
+				out = append(out, ',')
+			}
+			first = false
+			key, _ := json.Marshal(k.String())
+			out = append(out, key...)
+			out = append(out, ':')
+			out = append(out, schemaValue(v, k.String())...)
+			return true
+		})
+		return append(out, '}')
+	case "array":
+		return []byte("[]")
+	case "integer", "number":
+		return []byte("1")
+	case "boolean":
+		return []byte("false")
+	}
+	if name == "next_speaker" {
+		return []byte(`"user"`)
+	}
+	return []byte(`"scripted"`)
 }

@@ -23,18 +23,27 @@ import (
 func main() {
 	wire := flag.String("wire", "anthropic", "anthropic, gemini or openai")
 	script := flag.String("script", "", "the script, a JSON file {\"steps\":[{\"text\",\"tool\",\"input\"}],\"answer\"}")
+	sub := flag.String("subagent", "", "the script for Claude Code's subagents (requests marked cc_is_subagent=true)")
 	logDir := flag.String("log", "", "directory for the requests and exchanges")
 	flag.Parse()
 	s := &modelapi.Server{Wire: *wire}
-	if *script != "" {
-		b, err := os.ReadFile(*script)
+	load := func(file string, into *modelapi.Script) {
+		b, err := os.ReadFile(file)
 		if err == nil {
-			err = json.Unmarshal(b, &s.Script)
+			err = json.Unmarshal(b, into)
 		}
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "modelapi:", err)
 			os.Exit(1)
 		}
+	}
+	if *script != "" {
+		load(*script, &s.Script)
+	}
+	if *sub != "" {
+		s.Subagent = new(modelapi.Script)
+		load(*sub, s.Subagent)
+		s.IsSubagent = modelapi.ClaudeSubagent
 	}
 	url, err := s.Start()
 	if err != nil {

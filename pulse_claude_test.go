@@ -2,6 +2,7 @@ package hookwire_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hookwire/hookwire/internal/hook"
 	"github.com/hookwire/hookwire/internal/testkit"
 	"github.com/hookwire/hookwire/internal/transcript"
 	"github.com/hookwire/hookwire/internal/transcript/transcripttest"
@@ -127,4 +129,58 @@ func parseBurn(line string) (transcript.Usage, error) {
 		n[i] = v
 	}
 	return transcript.Usage{In: n[0], Out: n[1], CacheCreate: n[2], CacheRead: n[3]}, nil
+}
+
+// A finisher (the detached process that sends a Stop's turn end once Claude
+// Code has flushed the final message) is bounded like the hook it finishes:
+// with a final message that never comes and a noctalia that hangs, it and
+// noctalia are gone by the hook's own deadline, 3 s from the hook's start,
+// and the hook itself never waited for either.
+func TestPulseClaudeFinisherBounded(t *testing.T) {
+	t.Parallel()
+	bin, err := testkit.BuildSuite(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "t.jsonl")
+	os.WriteFile(path, []byte(`{"type":"assistant","timestamp":"2026-11-30T09:00:01.000Z","requestId":"r1","message":{"model":"claude-opus-4-6","id":"m1","content":[{"type":"text","text":"Running the tests."}],"usage":{"input_tokens":3,"output_tokens":7}}}`+"\n"), 0o600)
+	log := filepath.Join(dir, "log")
+	cmd := exec.Command(filepath.Join(bin, "pulse-claude"))
+	cmd.Env = append(append(baseEnv(dir), noctaliaTarget(t, dir, "hang")...), "PULSE_LOG="+log)
+	cmd.Stdin = strings.NewReader(`{"session_id":"d63ac083-c016-4a5e-9d4f-0d0b1f7e2a11","transcript_path":"` + path + `","hook_event_name":"Stop","last_assistant_message":"All 42 tests pass."}`)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	if err := cmd.Run(); err != nil || out.Len() > 0 {
+		t.Fatalf("exit %v, output %q", err, out.Bytes())
+	}
+	b, _ := os.ReadFile(log)
+	var line struct {
+		Outcome string `json:"outcome"`
+		PID     int    `json:"finisher_pid"`
+	}
+	if err := json.Unmarshal(b, &line); err != nil || line.PID == 0 || line.Outcome != "later" {
+		t.Fatalf("the hook's log line names no finisher (%v): %s", err, b)
+	}
+	bound := hook.Budget + margin
+	if !testkit.WaitDead(line.PID, time.Until(start.Add(bound))) {
+		t.Errorf("the finisher (pid %d) outlived the hook's deadline (%v)", line.PID, bound)
+	}
+	pids, _ := os.ReadFile(filepath.Join(dir, "noctalia.got.pids"))
+	if len(strings.Fields(string(pids))) != 2 {
+		t.Errorf("the finisher did not run noctalia: pids %q", pids)
+	}
+	for _, p := range strings.Fields(string(pids)) {
+		if pid, _ := strconv.Atoi(p); !testkit.WaitDead(pid, time.Until(start.Add(bound))) {
+			t.Errorf("noctalia (pid %d), run by the finisher, outlived the hook's deadline", pid)
+		}
+	}
+	b, _ = os.ReadFile(log)
+	if !bytes.Contains(b, []byte(`"finisher":true`)) || !bytes.Contains(b, []byte("not flushed within")) {
+		t.Errorf("no finisher line saying it gave up waiting: %s", b)
+	}
+	if got := noctaliaDelivered(dir); got != 1 {
+		t.Errorf("noctalia ran %d times, want once", got)
+	}
 }

@@ -155,7 +155,7 @@ func carry(inv *hook.Invocation, s Session, ev agent.Event, tags []Tag) []Tag {
 	}
 	name := "goal-" + state.Key(s.UUID)
 	if ev.Kind == agent.SessionStart && !inv.DryRun() {
-		store.GC(goalsKept) // the goals of sessions that never said they ended
+		store.Tidy(goalsKept, time.Hour) // the goals of sessions that never said they ended
 	}
 	if ev.Kind == agent.SessionEnd {
 		if !inv.DryRun() {

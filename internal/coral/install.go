@@ -3,7 +3,6 @@ package coral
 import (
 	"context"
 	"errors"
-	"net/http"
 	"time"
 
 	"github.com/hookwire/hookwire/internal/install"
@@ -59,7 +58,7 @@ func sessionCheck(getenv func(string) string) []install.Finding {
 	if from == "" {
 		from = "Coral's default port"
 	}
-	if _, err := (httpsend.Request{Method: http.MethodGet, URL: base + "/", MaxReply: -1}).Do(ctx); err != nil {
+	if _, err := (httpsend.Request{Method: "GET", URL: base + "/", MaxReply: -1}).Do(ctx); err != nil {
 		out = append(out, install.Finding{Status: install.Info, What: "Coral's server does not answer at " + base + " (from " + from + "; goals and confidences are not posted): " + err.Error()})
 	} else {
 		out = append(out, install.Finding{Status: install.OK, What: "Coral's server answers at " + base + " (from " + from + ")"})

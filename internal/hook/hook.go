@@ -118,6 +118,8 @@ type Invocation struct {
 	finishOnce sync.Once
 	// interactive is set for a person's command: no debug log line.
 	interactive bool
+	// finisher is the token of a finisher process (finisher.go), "" in a hook.
+	finisher string
 }
 
 // Main runs the binary with the process's arguments and exits. In hook mode
@@ -162,7 +164,7 @@ func newInvocation(b *Binary, stdin *os.File, stdout, stderr io.Writer) *Invocat
 		inv.human = isatty.IsTerminal(f.Fd())
 	}
 	inv.rec = record{Binary: b.Name, Version: Version, DryRun: inv.dryRun}
-	inv.setBudget(Budget)
+	inv.setBudget(inv.asFinisher())
 
 	return inv
 }
@@ -498,6 +500,9 @@ func (inv *Invocation) finish() {
 		r := &inv.rec
 		if r.Outcome == "" {
 			r.Outcome = outcomeNothing
+			if r.FinisherPID != 0 {
+				r.Outcome = outcomeLater
+			}
 			for _, d := range r.Sent {
 				r.Outcome = outcomeOK
 				if d.Error != "" {

@@ -23,6 +23,7 @@ func Commands() map[string]func(ts *testscript.TestScript, neg bool, args []stri
 		"cmpjson":        cmdCmpJSON,
 		"dead":           cmdDead,
 		"append":         cmdAppend,
+		"lines":          cmdLines,
 		"sleep":          cmdSleep,
 		"claude-session": cmdClaudeSession,
 		"fake-tmux":      cmdFakeTmux,

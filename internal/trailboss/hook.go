@@ -124,7 +124,7 @@ func (c *hookCLI) Run(inv *hook.Invocation) error {
 		}
 	}
 	if act.typ == Registered && store != nil {
-		store.GC(staleAfter)
+		store.Tidy(staleAfter, time.Hour)
 	}
 	release := s.lock()
 	defer release()

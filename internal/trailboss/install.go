@@ -3,7 +3,6 @@ package trailboss
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
 
@@ -46,12 +45,12 @@ func daemonCheck(getenv func(string) string) []install.Finding {
 	status := strings.TrimSuffix(endpoint, EventPath) + "/status"
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	reply, err := httpsend.Request{Method: http.MethodGet, URL: status, MaxReply: 4 << 10}.Do(ctx)
+	reply, err := httpsend.Request{Method: "GET", URL: status, MaxReply: 4 << 10}.Do(ctx)
 	switch {
 	case err != nil:
 		out = append(out, install.Finding{Status: install.Fail, What: "the Trail Boss daemon does not answer at " + status + ": " + err.Error(),
 			Fix: "start it (trailboss-start), or set " + EnvURL + " to where it listens"})
-	case reply.Status != http.StatusOK:
+	case reply.Status != httpsend.StatusOK:
 		out = append(out, install.Finding{Status: install.Fail, What: fmt.Sprintf("the Trail Boss daemon at %s answers %d", status, reply.Status)})
 	default:
 		out = append(out, install.Finding{Status: install.OK, What: "the Trail Boss daemon answers at " + status})

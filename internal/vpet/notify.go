@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/http"
 	"os"
 	"runtime"
 	"strings"
@@ -260,7 +259,7 @@ func (n *notice) update(wantState bool) {
 	if ev.Kind == agent.SessionStart {
 		// Sessions that ended without a session end (a crash, an agent
 		// that sends none) leave their state behind.
-		store.GC(staleAfter)
+		store.Tidy(staleAfter, time.Hour)
 		if agentName(ev) == "" {
 			n.derive()
 			return // nothing to remember
@@ -438,7 +437,7 @@ func answerReported(ev agent.Event) bool {
 
 // deliver sends the envelopes in order, all of them within DeliveryBudget.
 func (c *notifyCLI) deliver(inv *hook.Invocation, ev agent.Event, socket string, envs []Envelope) error {
-	header := http.Header{"Content-Type": {"application/json"}}
+	header := httpsend.Header{"Content-Type": {"application/json"}}
 	tok, tokErr := ResolveToken(TokenOptions{
 		Getenv: inv.Getenv,
 		File:   TokenFile(inv.Getenv, c.TokenFile, socket),
@@ -482,13 +481,13 @@ func (c *notifyCLI) deliver(inv *hook.Invocation, ev agent.Event, socket string,
 			continue
 		}
 		dropped := len(envs) - i - 1
-		if (err != nil || reply.Status == http.StatusUnauthorized) && dropped > 0 {
+		if (err != nil || reply.Status == httpsend.StatusUnauthorized) && dropped > 0 {
 			inv.Notef("%d more event(s) dropped: the pet did not take %s", dropped, e.Event)
 		}
 		switch {
 		case err != nil:
 			return nil // the log has the error
-		case reply.Status == http.StatusUnauthorized:
+		case reply.Status == httpsend.StatusUnauthorized:
 			// Retrying cannot help: the pet and this hook hold different
 			// tokens, and only the user can settle which is right.
 			if tokErr != nil {

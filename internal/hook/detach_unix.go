@@ -1,0 +1,15 @@
+//go:build unix
+
+package hook
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+const detachable = true
+
+// detach gives a finisher a session of its own: no controlling terminal, no
+// signal sent to the agent's process group. It gets no death signal: it is
+// meant to outlive us, within its own deadline.
+func detach(cmd *exec.Cmd) { cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} }

@@ -8,10 +8,14 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/tidwall/gjson"
 )
 
 // Options shape one scan.
 type Options struct {
+	// Format is the transcript's writer (Claude Code's unless told).
+	Format Format
 	// Subagents counts the session's subagents too: their messages nested in
 	// progress lines of the main transcript, and their own transcripts in
 	// <session>/subagents/. Either way each message counts once.
@@ -51,7 +55,7 @@ func (s *Session) Scan(transcript string, opt Options) (Result, error) {
 		res.Done = err == nil && done
 		return res, err
 	}
-	if !opt.Subagents {
+	if !opt.Subagents || opt.Format != Claude {
 		return res, nil
 	}
 	root := filepath.Join(strings.TrimSuffix(transcript, ".jsonl"), "subagents")
@@ -190,7 +194,11 @@ func (s *Session) scanFile(path, key string, main bool, opt Options, buf *[]byte
 			carry = len(data)
 			continue
 		}
-		if err := s.lines(data[:last+1], main, opt); err != nil {
+		lines := s.lines
+		if opt.Format != Claude {
+			lines = func(region []byte, _ bool, opt Options) error { return s.linesOf(region, opt.Format) }
+		}
+		if err := lines(data[:last+1], main, opt); err != nil {
 			return false, rescanned, err
 		}
 		pos += int64(last + 1)
@@ -205,24 +213,68 @@ func (s *Session) scanFile(path, key string, main bool, opt Options, buf *[]byte
 	return true, rescanned, nil
 }
 
+// The other lines of a Claude Code transcript that matter: the prompt a user
+// line belongs to (to know a turn's final message), and the cost-state
+// lines (the API calls no message shows).
+var (
+	promptKey = []byte(`"promptId"`)
+	costKey   = []byte(`"cost-state"`)
+)
+
 // lines counts every line of region (which ends with a newline) that can
-// carry usage; the others are skipped at memchr speed.
+// carry usage, and follows the turns and the cost-states of the main file;
+// the other lines are skipped at memchr speed. Lines are taken in file
+// order: what a cost-state covers is what was counted before it.
 func (s *Session) lines(region []byte, main bool, opt Options) error {
+	keys := [...][]byte{usageKey, promptKey, costKey}
+	if !main {
+		keys[1], keys[2] = nil, nil
+	}
+	pos := [len(keys)]int{-2, -2, -2} // the next match of each key; -1: none left
+	off := 0
 	for {
-		i := bytes.Index(region, usageKey)
-		if i < 0 {
+		first := -1
+		for i, k := range keys {
+			if k == nil {
+				continue
+			}
+			if pos[i] != -1 && pos[i] < off {
+				if j := bytes.Index(region[off:], k); j >= 0 {
+					pos[i] = off + j
+				} else {
+					pos[i] = -1
+				}
+			}
+			if pos[i] >= 0 && (first < 0 || pos[i] < first) {
+				first = pos[i]
+			}
+		}
+		if first < 0 {
 			return nil
 		}
-		start := bytes.LastIndexByte(region[:i], '\n') + 1
-		end := i + bytes.IndexByte(region[i:], '\n')
+		start := bytes.LastIndexByte(region[:first], '\n') + 1
+		end := first + bytes.IndexByte(region[first:], '\n')
 		line := region[start:end]
-		region = region[end+1:]
+		off = end + 1
+		in := func(i int) bool { return keys[i] != nil && pos[i] >= start && pos[i] < end }
 
+		if in(1) {
+			s.prompt(line)
+		}
+		if in(2) && opt.Subagents {
+			// A cost-state counts subagents too: without them it says
+			// nothing about the main conversation alone.
+			s.costState(line)
+		}
+		if !in(0) {
+			continue
+		}
 		r, ok := parseLine(line, opt.WantText && main)
 		if !ok || (r.progress && !opt.Subagents) {
 			continue
 		}
-		if err := s.count(r, main); err != nil {
+		added, err := s.count(r, main)
+		if err != nil {
 			return err
 		}
 		if main && !r.sidechain && !r.progress {
@@ -232,8 +284,45 @@ func (s *Session) lines(region []byte, main bool, opt Options) error {
 			if r.text != "" {
 				s.setText(r.text)
 			}
+			if r.final && added {
+				s.TurnEnded = true
+			}
 		}
 	}
+}
+
+// prompt follows a main-chain user line: the prompt it belongs to (its own
+// text or a tool's result) is the turn under way, not ended yet. The keys
+// read are among a line's first, so a huge tool result is not walked.
+func (s *Session) prompt(line []byte) {
+	if gjson.GetBytes(line, "type").Str != "user" || gjson.GetBytes(line, "isSidechain").Bool() {
+		return
+	}
+	if id := gjson.GetBytes(line, "promptId").Str; id != "" {
+		s.TurnPrompt, s.TurnEnded = hash64([]byte(id)), false
+	}
+}
+
+// costState reads a cost-state line: Claude Code's cumulative usage of the
+// session's whole life (resumes, subagents and the calls written as no
+// message, such as /compact's, included), written when a process leaves the
+// session. Only a newer one counts (one read again after a rewrite does
+// not).
+func (s *Session) costState(line []byte) {
+	root, ok := object(line)
+	if !ok || root.Get("type").Str != "cost-state" {
+		return
+	}
+	var c Usage
+	root.Get("modelUsage").ForEach(func(_, m gjson.Result) bool {
+		c = c.Add(Usage{In: n(m.Get("inputTokens")), Out: n(m.Get("outputTokens")),
+			CacheCreate: n(m.Get("cacheCreationInputTokens")), CacheRead: n(m.Get("cacheReadInputTokens"))})
+		return true
+	})
+	if c == s.Base || c.Max(s.Base) != c {
+		return
+	}
+	s.Base, s.Covered, s.CovTS = c, s.Totals, s.MaxTS
 }
 
 // fingerprint hashes the tailSize bytes before off: if they change, the file

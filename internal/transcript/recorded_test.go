@@ -1,0 +1,128 @@
+package transcript_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/hookwire/hookwire/internal/transcript"
+)
+
+// served sums what the scripted API served (testdata/recorded/*/served.jsonl,
+// one line per API call), each wire mapped to the four figures by the
+// README's meaning, from the API's own fields: a computation that shares
+// nothing with the transcript readers. Gemini's JSON-mode calls (the model
+// router's classification) are left out and counted apart: Gemini CLI
+// writes them nowhere.
+func served(t *testing.T, path string) (sum transcript.Usage, unwritten int) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var e struct {
+			Wire  string `json:"wire"`
+			JSON  string `json:"json"`
+			Usage struct {
+				// Anthropic Messages, OpenAI Responses
+				InputTokens        int64 `json:"input_tokens"`
+				OutputTokens       int64 `json:"output_tokens"`
+				InputTokensDetails struct {
+					Cached     int64 `json:"cached_tokens"`
+					CacheWrite int64 `json:"cache_write_tokens"`
+				} `json:"input_tokens_details"`
+				CacheCreationInput int64 `json:"cache_creation_input_tokens"`
+				CacheReadInput     int64 `json:"cache_read_input_tokens"`
+				// Gemini
+				Prompt     int64 `json:"promptTokenCount"`
+				Candidates int64 `json:"candidatesTokenCount"`
+				Cached     int64 `json:"cachedContentTokenCount"`
+				Thoughts   int64 `json:"thoughtsTokenCount"`
+				ToolPrompt int64 `json:"toolUsePromptTokenCount"`
+			} `json:"usage"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			t.Fatal(err)
+		}
+		u := e.Usage
+		switch e.Wire {
+		case "anthropic":
+			sum = sum.Add(transcript.Usage{In: u.InputTokens, Out: u.OutputTokens, CacheCreate: u.CacheCreationInput, CacheRead: u.CacheReadInput})
+		case "responses":
+			d := u.InputTokensDetails
+			sum = sum.Add(transcript.Usage{In: u.InputTokens - d.Cached - d.CacheWrite, Out: u.OutputTokens, CacheCreate: d.CacheWrite, CacheRead: d.Cached})
+		case "gemini":
+			if e.JSON != "" {
+				unwritten++
+				continue
+			}
+			sum = sum.Add(transcript.Usage{In: u.Prompt - u.Cached + u.ToolPrompt, Out: u.Candidates + u.Thoughts, CacheRead: u.Cached})
+		default:
+			t.Fatalf("wire %q", e.Wire)
+		}
+	}
+	return sum, unwritten
+}
+
+// Transcripts of the real agents, each recorded against a scripted API that
+// served known usage (testdata/recorded/README.md): the totals equal what
+// the API served, figure by figure, and the model is the one it answered as.
+func TestRecordedTranscripts(t *testing.T) {
+	for _, c := range []struct {
+		dir, glob string
+		format    transcript.Format
+		want      transcript.Usage
+		model     string
+		unwritten int
+	}{
+		// One run, then `codex exec resume`: five responses, one file.
+		{"codex-0.169.0", "rollout-*.jsonl", transcript.Codex, transcript.Usage{In: 2310, Out: 165, CacheCreate: 265, CacheRead: 2575}, "gpt-5.5", 0},
+		// One run, then --resume (its history replayed without tokens);
+		// two router calls are written nowhere.
+		{"gemini-0.61.0", "session-*.jsonl", transcript.Gemini, transcript.Usage{In: 6230, Out: 337, CacheRead: 4230}, "gemini-3.1-pro-preview", 2},
+		// One run, then --resume.
+		{"copilot-1.0.102", "events.jsonl", transcript.Copilot, transcript.Usage{In: 575, Out: 175, CacheCreate: 1750, CacheRead: 12500}, "claude-sonnet-4.5", 0},
+		// One run, then /compact (two calls written as no message), then a
+		// resumed turn: the cost-state lines count the compaction.
+		{"claude-2.1.328", "*.jsonl", transcript.Claude, transcript.Usage{In: 1225, Out: 425, CacheCreate: 4250, CacheRead: 32500}, "claude-sonnet-4-5", 0},
+	} {
+		t.Run(c.dir, func(t *testing.T) {
+			dir := filepath.Join("testdata", "recorded", c.dir)
+			want, unwritten := served(t, filepath.Join(dir, "served.jsonl"))
+			if want != c.want || unwritten != c.unwritten {
+				t.Fatalf("the API served %+v (%d unwritten calls); the table says %+v", want, unwritten, c.want)
+			}
+			paths, _ := filepath.Glob(filepath.Join(dir, c.glob))
+			var path string
+			for _, p := range paths {
+				if filepath.Base(p) != "served.jsonl" {
+					path = p
+				}
+			}
+			var st store
+			s, res := st.call(t, path, transcript.Options{Format: c.format, Subagents: true})
+			if got := s.Burn(); got != want || !res.Done {
+				t.Errorf("totals %+v, the API served %+v", got, want)
+			}
+			if s.Model != c.model {
+				t.Errorf("model %q, want %q", s.Model, c.model)
+			}
+			// Read again in torn pieces, a hook call after each: the same.
+			data, _ := os.ReadFile(path)
+			torn := filepath.Join(t.TempDir(), filepath.Base(path))
+			var st2 store
+			for i := 0; i < len(data); i += 997 {
+				os.WriteFile(torn, data[:min(len(data), i+997)], 0o600)
+				s, _ = st2.call(t, torn, transcript.Options{Format: c.format, Subagents: true})
+			}
+			if got := s.Burn(); got != want {
+				t.Errorf("read in pieces: %+v, want %+v", got, want)
+			}
+		})
+	}
+}

@@ -124,14 +124,7 @@ func (c *claudeCLI) Run(inv *hook.Invocation) error {
 	}
 	name := state.Key(ev.Session)
 	if event == "session_end" {
-		// Like the reference: a retired slot needs no figures. The state goes.
-		if store != nil {
-			for _, n := range []string{name, name + mainOnly} {
-				store.Remove(n + ".scan")
-				store.Remove(n + ".ids")
-			}
-		}
-		inv.Send(Dispatch(Target(inv.Getenv), event, CSV("?", "0", "0", "0", "0", short(ev.Session))))
+		c.retire(inv, store, name, ev)
 		return nil
 	}
 
@@ -150,7 +143,7 @@ func (c *claudeCLI) Run(inv *hook.Invocation) error {
 	if model == "" {
 		model = "?"
 	}
-	t := s.Totals
+	t := s.Burn()
 	payload := CSV(model, itoa(t.In), itoa(t.Out), itoa(t.CacheCreate), itoa(t.CacheRead), short(ev.Session))
 	if pid := PID(inv.Getenv); pid != "" {
 		payload += "," + pid
@@ -158,7 +151,31 @@ func (c *claudeCLI) Run(inv *hook.Invocation) error {
 		payload += "," + strconv.Itoa(s.PID)
 	}
 	inv.Send(Dispatch(Target(inv.Getenv), event, payload))
+	if execEnded(ev) {
+		// `codex exec` ends its session with its turn, and its notify
+		// program is told of nothing after it: the slot retires now.
+		c.retire(inv, store, state.Key(ev.Session), ev)
+	}
 	return nil
+}
+
+// execEnded is a Codex notify turn end from `codex exec`, whose session
+// ends with the turn (the TUI's sessions go on: their end reaches only
+// hooks).
+func execEnded(ev agent.Event) bool {
+	return ev.Agent == agent.Codex && ev.Name == "agent-turn-complete" && ev.Get("client").Str == "codex_exec"
+}
+
+// retire sends session_end. Like the reference: a retired slot needs no
+// figures. The state goes.
+func (c *claudeCLI) retire(inv *hook.Invocation, store *state.Store, name string, ev agent.Event) {
+	if store != nil {
+		for _, n := range []string{name, name + mainOnly} {
+			store.Remove(n + ".scan")
+			store.Remove(n + ".ids")
+		}
+	}
+	inv.Send(Dispatch(Target(inv.Getenv), "session_end", CSV("?", "0", "0", "0", "0", short(ev.Session))))
 }
 
 // split separates the Pulse event argument from what the agent passed: a
@@ -184,9 +201,10 @@ func (c *claudeCLI) split() (args []string, event string) {
 // zeros.
 func (c *claudeCLI) burn(inv *hook.Invocation, store *state.Store, name string, ev agent.Event) *transcript.Session {
 	s := &transcript.Session{}
+	path, format := transcriptOf(ev, inv.Getenv)
 	if store == nil {
-		if ev.Agent == agent.Claude && ev.Transcript != "" {
-			s.Scan(ev.Transcript, transcript.Options{Subagents: !c.NoSubagents, Deadline: time.Now().Add(scanBudget)})
+		if path != "" {
+			s.Scan(path, transcript.Options{Format: format, Subagents: !c.NoSubagents, Deadline: time.Now().Add(scanBudget)})
 		}
 		return s
 	}
@@ -207,18 +225,19 @@ func (c *claudeCLI) burn(inv *hook.Invocation, store *state.Store, name string, 
 	if ev.Kind == agent.SessionStart && ev.Model != "" {
 		s.StartModel = ev.Model
 	}
-	if ev.Agent == agent.Claude && ev.Transcript != "" {
+	if path != "" {
 		set, err := transcript.OpenIDSet(filepath.Join(store.Dir(), name+".ids"), s)
 		if err != nil {
 			inv.Notef("state: %v: sending the last saved totals", err)
 			return s
 		}
-		c.scan(inv, s, ev)
+		c.scan(inv, s, ev, path, format)
 		if err := set.Close(); err != nil {
 			inv.Notef("state: %v", err)
 		}
 	}
-	if s.PID == 0 || !ownsSession(claudeConfigDir(inv.Getenv), s.PID, ev.Session) {
+	// The pid walk looks for Claude Code's own session files.
+	if ev.Agent == agent.Claude && (s.PID == 0 || !ownsSession(claudeConfigDir(inv.Getenv), s.PID, ev.Session)) {
 		s.PID = 0
 		if dir := claudeConfigDir(inv.Getenv); dir != "" && PID(inv.Getenv) == "" {
 			s.PID = claudePID(ev.Session, dir)
@@ -235,13 +254,15 @@ func (c *claudeCLI) burn(inv *hook.Invocation, store *state.Store, name string, 
 // scan reads the transcript's new lines. On a turn end it waits, briefly,
 // for the final message that Claude Code may fire Stop before flushing, so
 // that the totals shown while the session rests include the last turn.
-func (c *claudeCLI) scan(inv *hook.Invocation, s *transcript.Session, ev agent.Event) {
+// (Codex, Gemini CLI and Copilot CLI have written theirs when they fire it.)
+func (c *claudeCLI) scan(inv *hook.Invocation, s *transcript.Session, ev agent.Event, path string, format transcript.Format) {
 	deadline := time.Now().Add(scanBudget)
 	if dl, ok := inv.Context().Deadline(); ok && dl.Before(deadline) {
 		deadline = dl
 	}
-	opt := transcript.Options{Subagents: !c.NoSubagents, Deadline: deadline, WantText: true}
-	res, err := s.Scan(ev.Transcript, opt)
+	claude := format == transcript.Claude
+	opt := transcript.Options{Format: format, Subagents: !c.NoSubagents, Deadline: deadline, WantText: claude}
+	res, err := s.Scan(path, opt)
 	if err != nil {
 		if !errors.Is(err, os.ErrNotExist) {
 			inv.Notef("transcript: %v", err)
@@ -255,7 +276,7 @@ func (c *claudeCLI) scan(inv *hook.Invocation, s *transcript.Session, ev agent.E
 		inv.Notef("transcript: read for %v and not finished: the next call goes on", scanBudget)
 		return
 	}
-	if ev.Kind != agent.TurnEnd || strings.TrimSpace(ev.Message) == "" || s.Said(ev.Message) {
+	if ev.Kind != agent.TurnEnd || !claude || !finalKnown(ev) || CaughtUp(s, ev) {
 		return
 	}
 	settle := time.Now().Add(settleBudget)
@@ -263,16 +284,33 @@ func (c *claudeCLI) scan(inv *hook.Invocation, s *transcript.Session, ev agent.E
 		settle = dl
 	}
 	opt.Deadline = settle
-	for !s.Said(ev.Message) {
+	for !CaughtUp(s, ev) {
 		if time.Now().Add(20 * time.Millisecond).After(settle) {
 			inv.Notef("transcript: the final message was not flushed within %v: totals may lag a turn", settleBudget)
 			return
 		}
 		time.Sleep(20 * time.Millisecond)
-		if _, err := s.Scan(ev.Transcript, opt); err != nil {
+		if _, err := s.Scan(path, opt); err != nil {
 			return
 		}
 	}
+}
+
+// CaughtUp reports whether the transcript read into s holds the final
+// message of the turn that ev (Claude Code's Stop) ends. It is known by the
+// turn's prompt_id, which never repeats; a payload without one (older
+// Claude Code) falls back to the message's text, which can repeat ("Done."
+// twice in a turn ends the wait early).
+func CaughtUp(s *transcript.Session, ev agent.Event) bool {
+	if id := ev.Get("prompt_id").Str; id != "" {
+		return s.Finished(id)
+	}
+	return s.Said(ev.Message)
+}
+
+// finalKnown reports whether ev says enough to recognise its final message.
+func finalKnown(ev agent.Event) bool {
+	return ev.Get("prompt_id").Str != "" || strings.TrimSpace(ev.Message) != ""
 }
 
 // load reads the session's saved state; anything unreadable starts afresh.
@@ -281,13 +319,6 @@ func load(store *state.Store, name string, s *transcript.Session) {
 	if err == nil && b != nil {
 		s.UnmarshalBinary(b)
 	}
-}
-
-// short is the session id's first dash-separated segment, as the reference
-// adapter sends it: d63ac083 for d63ac083-c016-….
-func short(session string) string {
-	s, _, _ := strings.Cut(session, "-")
-	return s
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -69,7 +69,9 @@ func (s *Session) linesOf(region []byte, f Format) error {
 		if !ok || err != nil {
 			return
 		}
-		if _, err = s.count(r, true); err == nil && r.model != "" && r.model != s.Model {
+		// The model of the newest record (not of one replayed).
+		var added bool
+		if added, err = s.count(r, true); added && r.model != "" && r.model != s.Model {
 			s.Model = strings.Clone(r.model)
 		}
 	})

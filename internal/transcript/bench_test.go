@@ -94,3 +94,80 @@ func quiet(b *testing.B, transcript string) {
 		os.Chtimes(filepath.Join(root, e.Name()), old, old)
 	}
 }
+
+// BenchmarkAgentIncremental is BenchmarkIncremental for Codex rollouts,
+// Gemini CLI chats and Copilot CLI events files.
+//
+//	go test -run '^$' -bench AgentIncremental -benchtime 50x ./internal/transcript/
+func BenchmarkAgentIncremental(b *testing.B) {
+	for name, f := range agentFormats {
+		for _, c := range []struct {
+			name string
+			size int64
+		}{{"1MiB", 1 << 20}, {"1GiB", 1 << 30}} {
+			b.Run(name+"/"+c.name, func(b *testing.B) {
+				dir := b.TempDir()
+				g, path := bigAgent(b, dir, f, c.size)
+				opt := transcript.Options{Format: f}
+				var st store
+				st.call(b, path, opt) // the cold scan, not measured
+				var spent time.Duration
+				for b.Loop() {
+					g.Turns(1)
+					g.Flush(dir)
+					start := time.Now()
+					st.call(b, path, opt)
+					spent += time.Since(start)
+				}
+				b.ReportMetric(float64(spent.Microseconds())/float64(b.N), "µs/call")
+				b.ReportMetric(0, "ns/op")
+				if s, _ := st.call(b, path, opt); s.Burn() != g.Truth {
+					b.Fatalf("%+v, want %+v", s.Burn(), g.Truth)
+				}
+				os.Remove(path)
+			})
+		}
+	}
+}
+
+// BenchmarkAgentColdScan is the throughput of a first scan of a 1 GiB
+// Codex, Gemini CLI or Copilot CLI file (page cache warm), in MB/s.
+//
+//	go test -run '^$' -bench AgentColdScan -benchtime 2x ./internal/transcript/
+func BenchmarkAgentColdScan(b *testing.B) {
+	for name, f := range agentFormats {
+		b.Run(name, func(b *testing.B) {
+			dir := b.TempDir()
+			g, path := bigAgent(b, dir, f, 1<<30)
+			fi, _ := os.Stat(path)
+			os.ReadFile(path)
+			b.SetBytes(fi.Size())
+			for b.Loop() {
+				var s transcript.Session
+				if _, err := s.Scan(path, transcript.Options{Format: f}); err != nil {
+					b.Fatal(err)
+				}
+				if s.Burn() != g.Truth {
+					b.Fatalf("%+v, want %+v", s.Burn(), g.Truth)
+				}
+			}
+			os.Remove(path)
+		})
+	}
+}
+
+func bigAgent(b *testing.B, dir string, f transcript.Format, size int64) (*transcripttest.Agent, string) {
+	b.Helper()
+	g := transcripttest.NewAgent(f, 1)
+	g.BigLine = 256 << 10
+	for {
+		g.Turns(20)
+		path, err := g.Flush(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if fi, err := os.Stat(path); err == nil && fi.Size() >= size {
+			return g, path
+		}
+	}
+}

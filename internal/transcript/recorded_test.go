@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/hookwire/hookwire/internal/transcript"
@@ -122,6 +123,76 @@ func TestRecordedTranscripts(t *testing.T) {
 			}
 			if got := s.Burn(); got != want {
 				t.Errorf("read in pieces: %+v, want %+v", got, want)
+			}
+		})
+	}
+}
+
+// The live suite's recordings (testdata/transcripts/<agent>-<version>/…,
+// each with the usage.json the scripted API kept): every model call the
+// API served is in the totals, once, except Gemini CLI's side calls (its
+// model router's), which it writes nowhere.
+func TestLiveRecordedTranscripts(t *testing.T) {
+	dirs, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "transcripts", "*", "usage.json"))
+	more, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "transcripts", "*", "*", "usage.json"))
+	if len(dirs)+len(more) == 0 {
+		t.Skip("no recordings")
+	}
+	for _, u := range append(dirs, more...) {
+		dir := filepath.Dir(u)
+		rel, _ := filepath.Rel(filepath.Join("..", "..", "testdata", "transcripts"), dir)
+		t.Run(rel, func(t *testing.T) {
+			b, err := os.ReadFile(u)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var doc struct {
+				Exchanges []struct {
+					Kind, Model string
+					Usage       struct {
+						Input        int64 `json:"input"`
+						CacheRead    int64 `json:"cache_read"`
+						CacheWrite5m int64 `json:"cache_write_5m"`
+						CacheWrite1h int64 `json:"cache_write_1h"`
+						Output       int64 `json:"output"`
+					}
+				}
+			}
+			if err := json.Unmarshal(b, &doc); err != nil {
+				t.Fatal(err)
+			}
+			var want transcript.Usage
+			model := ""
+			for _, e := range doc.Exchanges {
+				if e.Kind == "side" {
+					continue
+				}
+				x := e.Usage
+				want = want.Add(transcript.Usage{In: x.Input, Out: x.Output, CacheCreate: x.CacheWrite5m + x.CacheWrite1h, CacheRead: x.CacheRead})
+				if e.Kind != "sub" {
+					model = e.Model
+				}
+			}
+			agentDir := strings.SplitN(rel, string(filepath.Separator), 2)[0]
+			var f transcript.Format
+			var file string
+			switch {
+			case strings.HasPrefix(agentDir, "claude-"):
+				f, file = transcript.Claude, "transcript.jsonl"
+			case strings.HasPrefix(agentDir, "codex-"):
+				f, file = transcript.Codex, "rollout.jsonl"
+			case strings.HasPrefix(agentDir, "gemini-"):
+				f, file = transcript.Gemini, "chats-session.jsonl"
+			case strings.HasPrefix(agentDir, "copilot-"):
+				f, file = transcript.Copilot, "events.jsonl"
+			}
+			var st store
+			s, _ := st.call(t, filepath.Join(dir, file), transcript.Options{Format: f, Subagents: true})
+			if s.Burn() != want {
+				t.Errorf("totals %+v, the API served %+v (messages alone %+v)", s.Burn(), want, s.Totals)
+			}
+			if s.Model != model {
+				t.Errorf("model %q, the API answered as %q", s.Model, model)
 			}
 		})
 	}

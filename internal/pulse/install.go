@@ -30,7 +30,7 @@ var claudeHooks = install.Spec{
 	// The reference adapter this binary replaces.
 	Legacy: []string{"claude-companion/hooks/pulse.py"},
 	Test: install.Test{Args: []string{"idle"},
-		Stdin: `{"session_id":"hookwire-doctor","hook_event_name":"SessionStart","cwd":"/"}`},
+		Stdin: `{"session_id":"hookwire","hook_event_name":"SessionStart","cwd":"/"}`},
 }
 
 // emitHooks: pulse-emit is for scripts and CI, not agents' hooks.

@@ -114,3 +114,27 @@ func TestAgentScanRewrittenLostDeadline(t *testing.T) {
 		})
 	}
 }
+
+// Lines longer than a read (3 MiB tool outputs, Gemini's history replays):
+// those that cannot carry usage are passed over without being held, those
+// that can are read whole; a file cut inside either is read on later.
+func TestAgentScanHugeLines(t *testing.T) {
+	for name, f := range agentFormats {
+		t.Run(name, func(t *testing.T) {
+			g := transcripttest.NewAgent(f, 11)
+			g.BigLine = 3 << 20
+			g.Turns(12)
+			path := filepath.Join(t.TempDir(), g.File())
+			data := []byte(strings.Join(g.Lines, "\n") + "\n")
+			var st store
+			for _, cut := range []int{len(data) / 3, len(data) / 2, len(data) - 10, len(data)} {
+				os.WriteFile(path, data[:cut], 0o600)
+				st.call(t, path, transcript.Options{Format: f})
+			}
+			s, _ := st.call(t, path, transcript.Options{Format: f})
+			if want := transcripttest.AgentReference(path, f); s.Burn() != want || want != g.Truth {
+				t.Errorf("%+v, reference %+v, generator %+v", s.Burn(), want, g.Truth)
+			}
+		})
+	}
+}

@@ -187,6 +187,19 @@ func (s *Session) scanFile(path, key string, main bool, opt Options, buf *[]byte
 			if pos+int64(len(data)) >= end {
 				break // a torn last line: it is read once it is whole
 			}
+			if skippable(opt.Format, data) {
+				// A huge line that cannot carry usage (Gemini's history
+				// replay, a tool's output): passed over without being held.
+				next, ok, err := skipLine(f, pos+int64(len(data)), end, *buf)
+				if err != nil {
+					return false, rescanned, err
+				}
+				if !ok {
+					break // torn: looked at again once it is whole
+				}
+				pos, carry, m.Offset = next, 0, next
+				continue
+			}
 			// A line longer than the buffer: grow it and read on.
 			bigger := make([]byte, 2*len(*buf))
 			copy(bigger, data)
@@ -323,6 +336,53 @@ func (s *Session) costState(line []byte) {
 		return
 	}
 	s.Base, s.Covered, s.CovTS = c, s.Totals, s.MaxTS
+}
+
+// skippable reports whether a line, known by its head, carries nothing for
+// the format: the agents other than Claude Code name a line's type in its
+// first bytes.
+func skippable(f Format, head []byte) bool {
+	head = head[:min(len(head), 256)]
+	switch f {
+	case Gemini:
+		return bytes.HasPrefix(head, []byte(`{"$`)) // $set, $rewindTo: no tokens
+	case Codex, Copilot:
+		i := bytes.Index(head, []byte(`"type":"`))
+		if i < 0 {
+			return false
+		}
+		typ := head[i+len(`"type":"`):]
+		if j := bytes.IndexByte(typ, '"'); j >= 0 {
+			typ = typ[:j]
+		} else {
+			return false
+		}
+		switch string(typ) {
+		case "token_usage_record", "turn_context", "session.usage_record":
+			return false
+		}
+		return true
+	}
+	return false
+}
+
+// skipLine finds the end of the line that goes on at off, reading into
+// buf: the offset after its newline, or ok false if it has none before end.
+func skipLine(f *os.File, off, end int64, buf []byte) (next int64, ok bool, err error) {
+	for off < end {
+		n, err := f.ReadAt(buf[:min(int64(len(buf)), end-off)], off)
+		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
+			return off + int64(i) + 1, true, nil
+		}
+		off += int64(n)
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return 0, false, nil
+			}
+			return 0, false, err
+		}
+	}
+	return 0, false, nil
 }
 
 // fingerprint hashes the tailSize bytes before off: if they change, the file

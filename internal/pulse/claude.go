@@ -226,6 +226,9 @@ func (c *claudeCLI) burn(inv *hook.Invocation, store *state.Store, name string, 
 	if ev.Kind == agent.SessionStart && ev.Model != "" {
 		s.StartModel = ev.Model
 	}
+	if ev.Kind == agent.Prompt && ev.Agent == agent.Copilot && !ev.Time.IsZero() {
+		s.PromptTS = ev.Time.UnixMilli()
+	}
 	if path != "" {
 		set, err := transcript.OpenIDSet(filepath.Join(store.Dir(), name+".ids"), s)
 		if err != nil {
@@ -263,8 +266,12 @@ func (c *claudeCLI) scan(inv *hook.Invocation, s *transcript.Session, ev agent.E
 	}
 	claude := format == transcript.Claude
 	opt := transcript.Options{Format: format, Subagents: !c.NoSubagents, Deadline: deadline, WantText: claude}
+	// Copilot CLI may write its events file only after agentStop (in -p
+	// mode, the whole file at once, about 100 ms later): a turn end waits
+	// for it too.
+	copilotEnd := ev.Kind == agent.TurnEnd && format == transcript.Copilot
 	res, err := s.Scan(path, opt)
-	if err != nil {
+	if err != nil && !(copilotEnd && errors.Is(err, os.ErrNotExist)) {
 		if !errors.Is(err, os.ErrNotExist) {
 			inv.Notef("transcript: %v", err)
 		}
@@ -273,11 +280,11 @@ func (c *claudeCLI) scan(inv *hook.Invocation, s *transcript.Session, ev agent.E
 	for _, p := range res.Rescanned {
 		inv.Notef("transcript %s was rewritten: read again from the start", p)
 	}
-	if !res.Done {
+	if !res.Done && err == nil {
 		inv.Notef("transcript: read for %v and not finished: the next call goes on", scanBudget)
 		return
 	}
-	if ev.Kind != agent.TurnEnd || !claude || !finalKnown(ev) || CaughtUp(s, ev) {
+	if ev.Kind != agent.TurnEnd || !(claude && finalKnown(ev) || copilotEnd) || CaughtUp(s, ev) {
 		return
 	}
 	settle := time.Now().Add(settleBudget)
@@ -291,7 +298,7 @@ func (c *claudeCLI) scan(inv *hook.Invocation, s *transcript.Session, ev agent.E
 			return
 		}
 		time.Sleep(20 * time.Millisecond)
-		if _, err := s.Scan(path, opt); err != nil {
+		if _, err := s.Scan(path, opt); err != nil && !(copilotEnd && errors.Is(err, os.ErrNotExist)) {
 			return
 		}
 	}
@@ -302,7 +309,13 @@ func (c *claudeCLI) scan(inv *hook.Invocation, s *transcript.Session, ev agent.E
 // turn's prompt_id, which never repeats; a payload without one (older
 // Claude Code) falls back to the message's text, which can repeat ("Done."
 // twice in a turn ends the wait early).
+//
+// Copilot CLI's agentStop names nothing of the turn: its end is the first
+// assistant message that asks for no tool, written since the prompt's hook.
 func CaughtUp(s *transcript.Session, ev agent.Event) bool {
+	if ev.Agent == agent.Copilot {
+		return s.EndedSince(s.PromptTS)
+	}
 	if id := ev.Get("prompt_id").Str; id != "" {
 		return s.Finished(id)
 	}

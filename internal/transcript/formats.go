@@ -40,6 +40,7 @@ var (
 	codexModelKey   = []byte(`"turn_context"`)
 	geminiUsageKey  = []byte(`"tokens"`)
 	copilotUsageKey = []byte(`"session.usage_record"`)
+	copilotTurnKey  = []byte(`.message"`) // "user.message", "assistant.message"
 )
 
 // linesOf counts the usage lines of region (whole lines) for formats other
@@ -60,6 +61,24 @@ func (s *Session) linesOf(region []byte, f Format) error {
 		key, parse = geminiUsageKey, parseGemini
 	case Copilot:
 		key, parse = copilotUsageKey, parseCopilot
+		// The turns: a user message opens one, an assistant message that
+		// asks for no tool (the main agent's) ends it.
+		eachLine(region, copilotTurnKey, func(line []byte) {
+			root, ok := object(line)
+			if !ok {
+				return
+			}
+			switch root.Get("type").Str {
+			case "user.message":
+				s.TurnEnded = false
+			case "assistant.message":
+				d := root.Get("data")
+				if len(d.Get("toolRequests").Array()) == 0 && !d.Get("parentToolCallId").Exists() && root.Get("agentId").Str == "" {
+					s.TurnEnded = true
+					s.FinalTS = max(s.FinalTS, millis(root.Get("timestamp").Str))
+				}
+			}
+		})
 	default:
 		return nil
 	}

@@ -51,6 +51,9 @@ type Session struct {
 	// TurnEnded is set once an assistant message ended that turn.
 	TurnPrompt uint64
 	TurnEnded  bool
+	// FinalTS is when the last turn-ending message was written (Copilot
+	// CLI, Unix ms); PromptTS when the agent said the turn began.
+	FinalTS, PromptTS int64
 
 	window []entry // oldest first
 	files  map[string]int
@@ -128,6 +131,13 @@ func (s *Session) grow(u Usage, ts int64) {
 func (s *Session) Burn() Usage {
 	extra := s.Base.Sub(s.Covered).Max(Usage{})
 	return s.Totals.Add(extra)
+}
+
+// EndedSince reports whether the transcript read so far holds a message that
+// ended a turn, written at or after since (Unix ms; 0: any): Copilot CLI's
+// final answer, whose agentStop names nothing else.
+func (s *Session) EndedSince(since int64) bool {
+	return s.TurnEnded && s.FinalTS >= since
 }
 
 // Finished reports whether the transcript read so far holds the final
@@ -232,6 +242,7 @@ func (s *Session) MarshalBinary() ([]byte, error) {
 	b = usage(usage(b, s.Base), s.Covered)
 	b = u(u(b, uint64(s.CovTS)), s.TurnPrompt)
 	b = u(b, map[bool]uint64{false: 0, true: 1}[s.TurnEnded])
+	b = u(u(b, uint64(s.FinalTS)), uint64(s.PromptTS))
 	b = u(b, uint64(len(s.Dirs)))
 	for _, d := range s.Dirs {
 		b = u(str(b, d.Path), uint64(d.MTime))
@@ -272,6 +283,7 @@ func (s *Session) UnmarshalBinary(b []byte) (err error) {
 	n.Base, n.Covered = d.usage(), d.usage()
 	n.CovTS, n.TurnPrompt = int64(d.uint()), d.uint()
 	n.TurnEnded = d.uint() == 1
+	n.FinalTS, n.PromptTS = int64(d.uint()), int64(d.uint())
 	for range d.count(1 << 16) {
 		n.Dirs = append(n.Dirs, FileMark{Path: d.str(), MTime: int64(d.uint())})
 	}

@@ -53,13 +53,16 @@ func coldMemory(b *testing.B, agentName string) {
 		b.Fatalf("generating: %v", err)
 	}
 	var big struct {
-		Path  string
-		Truth transcript.Usage
+		Path, Session string
+		Truth         transcript.Usage
 	}
 	if err := json.Unmarshal(bytes.TrimSpace(out[:bytes.IndexByte(out, '\n')+1]), &big); err != nil {
 		b.Fatalf("generator said %q: %v", out, err)
 	}
-	payload := fmt.Sprintf(`{"session_id":"d63ac083-c016","transcript_path":%q,"cwd":"/tmp","hook_event_name":"PreToolUse","tool_name":"Bash"}`, big.Path)
+	if big.Session == "" {
+		big.Session = "d63ac083-c016"
+	}
+	payload := fmt.Sprintf(`{"session_id":%q,"transcript_path":%q,"cwd":"/tmp","hook_event_name":"PreToolUse","tool_name":"Bash"}`, big.Session, big.Path)
 	args := []string{}
 	if agentName != "claude" {
 		args = []string{"--agent", agentName, "tool_start"}
@@ -112,7 +115,7 @@ func TestHelperBigTranscript(t *testing.T) {
 				t.Fatal(err)
 			}
 			if fi, _ := os.Stat(path); fi.Size() >= 1<<30 {
-				out, _ := json.Marshal(map[string]any{"Path": path, "Truth": a.Truth})
+				out, _ := json.Marshal(map[string]any{"Path": path, "Truth": a.Truth, "Session": a.Session})
 				fmt.Printf("%s\n", out)
 				return
 			}

@@ -142,7 +142,7 @@ func TestPulseClaudeConcurrentAgents(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			g := transcripttest.NewAgent(f, 42).Turns(80)
 			dir := t.TempDir()
-			path := filepath.Join(dir, g.File())
+			path, _ := g.Write(dir) // the subagents' files; the main file grows below
 			os.WriteFile(path, nil, 0o600)
 			env := append(baseEnv(dir), "PULSE_DRYRUN=1")
 			payload := fmt.Sprintf(`{"session_id":%q,"transcriptPath":%q,"cwd":"/tmp","hook_event_name":"PostToolUse","tool_name":"Bash"}`, g.Session, path)

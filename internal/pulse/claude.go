@@ -205,7 +205,7 @@ func (c *claudeCLI) burn(inv *hook.Invocation, store *state.Store, name string, 
 	path, format := transcriptOf(ev, inv.Getenv)
 	if store == nil {
 		if path != "" {
-			s.Scan(path, transcript.Options{Format: format, Subagents: !c.NoSubagents, Deadline: time.Now().Add(scanBudget)})
+			s.Scan(path, transcript.Options{Format: format, Session: ev.Session, Subagents: !c.NoSubagents, Deadline: time.Now().Add(scanBudget)})
 		}
 		return s
 	}
@@ -265,7 +265,7 @@ func (c *claudeCLI) scan(inv *hook.Invocation, s *transcript.Session, ev agent.E
 		deadline = dl
 	}
 	claude := format == transcript.Claude
-	opt := transcript.Options{Format: format, Subagents: !c.NoSubagents, Deadline: deadline, WantText: claude}
+	opt := transcript.Options{Format: format, Session: ev.Session, Subagents: !c.NoSubagents, Deadline: deadline, WantText: claude}
 	// Copilot CLI may write its events file only after agentStop (in -p
 	// mode, the whole file at once, about 100 ms later): a turn end waits
 	// for it too.

@@ -26,15 +26,15 @@ func TestAgentScanMatchesReference(t *testing.T) {
 					t.Fatal(err)
 				}
 				var st store
-				s, res := st.call(t, path, transcript.Options{Format: f})
-				want := transcripttest.AgentReference(path, f)
+				s, res := st.call(t, path, transcript.Options{Format: f, Session: g.Session, Subagents: true})
+				want := transcripttest.AgentReference(path, f, g.Session)
 				if s.Burn() != want || want != g.Truth || !res.Done {
 					t.Errorf("seed %d: scanner %+v, reference %+v, generator %+v", seed, s.Burn(), want, g.Truth)
 				}
 				if s.Model != g.Model {
 					t.Errorf("seed %d: model %q, want %q", seed, s.Model, g.Model)
 				}
-				if again, _ := st.call(t, path, transcript.Options{Format: f}); again.Burn() != s.Burn() {
+				if again, _ := st.call(t, path, transcript.Options{Format: f, Session: g.Session, Subagents: true}); again.Burn() != s.Burn() {
 					t.Errorf("a second scan changed the totals: %+v", again.Burn())
 				}
 			}
@@ -50,19 +50,19 @@ func TestAgentScanIncremental(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			for seed := range uint64(4) {
 				g := transcripttest.NewAgent(f, 100+seed).Turns(40)
-				path := filepath.Join(t.TempDir(), g.File())
+				path, _ := g.Write(t.TempDir()) // the subagents' files; the main file grows below
 				data := []byte(strings.Join(g.Lines, "\n") + "\n")
 				rng := rand.New(rand.NewPCG(seed, 9))
 				var st store
 				for off := 0; off < len(data); {
 					off = min(len(data), off+1+rng.IntN(64<<10))
 					os.WriteFile(path, data[:off], 0o600)
-					s, _ := st.call(t, path, transcript.Options{Format: f})
+					s, _ := st.call(t, path, transcript.Options{Format: f, Session: g.Session, Subagents: true})
 					if u := s.Burn(); u.In > g.Truth.In || u.Out > g.Truth.Out || u.CacheCreate > g.Truth.CacheCreate || u.CacheRead > g.Truth.CacheRead {
 						t.Fatalf("seed %d: %+v passes the truth %+v", seed, u, g.Truth)
 					}
 				}
-				if s, _ := st.call(t, path, transcript.Options{Format: f}); s.Burn() != g.Truth {
+				if s, _ := st.call(t, path, transcript.Options{Format: f, Session: g.Session, Subagents: true}); s.Burn() != g.Truth {
 					t.Errorf("seed %d: %+v, want %+v", seed, s.Burn(), g.Truth)
 				}
 			}
@@ -80,24 +80,29 @@ func TestAgentScanRewrittenLostDeadline(t *testing.T) {
 			dir := t.TempDir()
 			path, _ := g.Write(dir)
 			var st store
-			st.call(t, path, transcript.Options{Format: f})
+			st.call(t, path, transcript.Options{Format: f, Session: g.Session, Subagents: true})
 			g.Turns(10)
+			g.Write(t.TempDir())
+			for name, lines := range g.Subs {
+				os.MkdirAll(filepath.Join(dir, g.Session), 0o700)
+				os.WriteFile(filepath.Join(dir, g.Session, name), []byte(strings.Join(lines, "\n")+"\n"), 0o600)
+			}
 			tmp := path + ".new"
 			os.WriteFile(tmp, []byte(strings.Join(g.Lines, "\n")+"\n"), 0o600)
 			os.Rename(tmp, path)
-			s, res := st.call(t, path, transcript.Options{Format: f})
+			s, res := st.call(t, path, transcript.Options{Format: f, Session: g.Session, Subagents: true})
 			if s.Burn() != g.Truth || len(res.Rescanned) != 1 {
 				t.Errorf("after a replacement: %+v (rescanned %v), want %+v", s.Burn(), res.Rescanned, g.Truth)
 			}
 			os.Remove(st.ids)
-			if s, _ = st.call(t, path, transcript.Options{Format: f}); s.Burn() != g.Truth {
+			if s, _ = st.call(t, path, transcript.Options{Format: f, Session: g.Session, Subagents: true}); s.Burn() != g.Truth {
 				t.Errorf("without its id set: %+v, want %+v", s.Burn(), g.Truth)
 			}
 			var cold store
 			calls := 0
 			for {
 				calls++
-				s, res := cold.call(t, path, transcript.Options{Format: f, Deadline: time.Now().Add(-time.Second)})
+				s, res := cold.call(t, path, transcript.Options{Format: f, Session: g.Session, Subagents: true, Deadline: time.Now().Add(-time.Second)})
 				if res.Done {
 					if s.Burn() != g.Truth {
 						t.Errorf("cut by deadlines: %+v, want %+v", s.Burn(), g.Truth)
@@ -124,15 +129,15 @@ func TestAgentScanHugeLines(t *testing.T) {
 			g := transcripttest.NewAgent(f, 11)
 			g.BigLine = 3 << 20
 			g.Turns(12)
-			path := filepath.Join(t.TempDir(), g.File())
+			path, _ := g.Write(t.TempDir()) // the subagents' files; the main file grows below
 			data := []byte(strings.Join(g.Lines, "\n") + "\n")
 			var st store
 			for _, cut := range []int{len(data) / 3, len(data) / 2, len(data) - 10, len(data)} {
 				os.WriteFile(path, data[:cut], 0o600)
-				st.call(t, path, transcript.Options{Format: f})
+				st.call(t, path, transcript.Options{Format: f, Session: g.Session, Subagents: true})
 			}
-			s, _ := st.call(t, path, transcript.Options{Format: f})
-			if want := transcripttest.AgentReference(path, f); s.Burn() != want || want != g.Truth {
+			s, _ := st.call(t, path, transcript.Options{Format: f, Session: g.Session, Subagents: true})
+			if want := transcripttest.AgentReference(path, f, g.Session); s.Burn() != want || want != g.Truth {
 				t.Errorf("%+v, reference %+v, generator %+v", s.Burn(), want, g.Truth)
 			}
 		})

@@ -108,7 +108,7 @@ func BenchmarkAgentIncremental(b *testing.B) {
 			b.Run(name+"/"+c.name, func(b *testing.B) {
 				dir := b.TempDir()
 				g, path := bigAgent(b, dir, f, c.size)
-				opt := transcript.Options{Format: f}
+				opt := transcript.Options{Format: f, Session: g.Session, Subagents: true}
 				var st store
 				st.call(b, path, opt) // the cold scan, not measured
 				var spent time.Duration
@@ -144,7 +144,7 @@ func BenchmarkAgentColdScan(b *testing.B) {
 			b.SetBytes(fi.Size())
 			for b.Loop() {
 				var s transcript.Session
-				if _, err := s.Scan(path, transcript.Options{Format: f}); err != nil {
+				if _, err := s.Scan(path, transcript.Options{Format: f, Session: g.Session, Subagents: true}); err != nil {
 					b.Fatal(err)
 				}
 				if s.Burn() != g.Truth {

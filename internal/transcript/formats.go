@@ -45,7 +45,7 @@ var (
 
 // linesOf counts the usage lines of region (whole lines) for formats other
 // than Claude's.
-func (s *Session) linesOf(region []byte, f Format) error {
+func (s *Session) linesOf(region []byte, main bool, f Format) error {
 	var key []byte
 	var parse func([]byte) (record, bool)
 	switch f {
@@ -90,7 +90,7 @@ func (s *Session) linesOf(region []byte, f Format) error {
 		}
 		// The model of the newest record (not of one replayed).
 		var added bool
-		if added, err = s.count(r, true); added && r.model != "" && r.model != s.Model {
+		if added, err = s.count(r, main); added && main && r.model != "" && r.model != s.Model {
 			s.Model = strings.Clone(r.model)
 		}
 	})

@@ -16,9 +16,13 @@ import (
 type Options struct {
 	// Format is the transcript's writer (Claude Code's unless told).
 	Format Format
-	// Subagents counts the session's subagents too: their messages nested in
-	// progress lines of the main transcript, and their own transcripts in
-	// <session>/subagents/. Either way each message counts once.
+	// Session is the session's id: Gemini CLI files its subagents' chats
+	// under it.
+	Session string
+	// Subagents counts the session's subagents too: Claude Code's, nested in
+	// progress lines of the main transcript and in their own transcripts in
+	// <session>/subagents/; Gemini CLI's, in their own chats (see Session).
+	// Either way each message counts once.
 	Subagents bool
 	// Deadline stops the scan at a line boundary; the next scan goes on from
 	// there. Zero means no limit.
@@ -55,16 +59,25 @@ func (s *Session) Scan(transcript string, opt Options) (Result, error) {
 		res.Done = err == nil && done
 		return res, err
 	}
-	if !opt.Subagents || opt.Format != Claude {
+	var root, prefix string
+	switch {
+	case !opt.Subagents:
+		return res, nil
+	case opt.Format == Claude:
+		root, prefix = filepath.Join(strings.TrimSuffix(transcript, ".jsonl"), "subagents"), "agent-"
+	case opt.Format == Gemini && opt.Session != "" && opt.Session == filepath.Base(opt.Session) && opt.Session != "..":
+		// Gemini CLI records a subagent (invoke_agent) in a chat of its
+		// own: chats/<parent session id>/<its session id>.jsonl.
+		root = filepath.Join(filepath.Dir(transcript), opt.Session)
+	default:
 		return res, nil
 	}
-	root := filepath.Join(strings.TrimSuffix(transcript, ".jsonl"), "subagents")
 	now := time.Now()
 	full := now.Sub(time.UnixMilli(s.Checked)) > recheckQuiet
 	if full {
 		s.Checked = now.UnixMilli()
 	}
-	for _, rel := range s.subagentFiles(root, full) {
+	for _, rel := range s.subagentFiles(root, prefix, full) {
 		path := filepath.Join(root, rel)
 		if m := s.find(rel); m != nil && m.Offset == m.Size {
 			// Read to its end last time. A subagent that has been quiet for
@@ -97,11 +110,11 @@ const (
 	recheckQuiet = time.Minute
 )
 
-// subagentFiles lists root/**/agent-*.jsonl, relative to root, a few levels
+// subagentFiles lists root/**/<prefix>*.jsonl, relative to root, a few levels
 // deep (workflow agents nest one level further). The directories are read
 // again only when one of them changed (a new file changes its directory's
 // mtime) or when full is set; otherwise the files already known are listed.
-func (s *Session) subagentFiles(root string, full bool) []string {
+func (s *Session) subagentFiles(root, prefix string, full bool) []string {
 	changed := full || len(s.Dirs) == 0
 	for _, d := range s.Dirs {
 		if changed {
@@ -136,7 +149,7 @@ func (s *Session) subagentFiles(root string, full bool) []string {
 			switch {
 			case e.IsDir() && depth < 3:
 				walk(name, depth+1)
-			case e.Type().IsRegular() && strings.HasPrefix(e.Name(), "agent-") && strings.HasSuffix(e.Name(), ".jsonl"):
+			case e.Type().IsRegular() && strings.HasPrefix(e.Name(), prefix) && strings.HasSuffix(e.Name(), ".jsonl"):
 				out = append(out, name)
 			}
 		}
@@ -209,7 +222,7 @@ func (s *Session) scanFile(path, key string, main bool, opt Options, buf *[]byte
 		}
 		lines := s.lines
 		if opt.Format != Claude {
-			lines = func(region []byte, _ bool, opt Options) error { return s.linesOf(region, opt.Format) }
+			lines = func(region []byte, main bool, opt Options) error { return s.linesOf(region, main, opt.Format) }
 		}
 		if err := lines(data[:last+1], main, opt); err != nil {
 			return false, rescanned, err

@@ -24,9 +24,11 @@ import (
 type Agent struct {
 	Format  transcript.Format
 	Session string
-	// Lines are what was generated since the last Flush; Order the same,
-	// as Generator's (every line is the main file's).
+	// Lines are what was generated since the last Flush (the main file's),
+	// Subs the subagents' files' (Gemini CLI's, by name); Order all of
+	// them as written, as Generator's.
 	Lines []string
+	Subs  map[string][]string
 	Order []Written
 	// Truth is the exact total; Model the last model named.
 	Truth transcript.Usage
@@ -73,6 +75,30 @@ func (a *Agent) File() string {
 func (a *Agent) emit(line string) {
 	a.Lines = append(a.Lines, line)
 	a.Order = append(a.Order, Written{"", line})
+}
+
+func (a *Agent) emitSub(file, line string) {
+	if a.Subs == nil {
+		a.Subs = map[string][]string{}
+	}
+	a.Subs[file] = append(a.Subs[file], line)
+	a.Order = append(a.Order, Written{file, line})
+}
+
+// geminiSubagent runs a subagent (invoke_agent): Gemini CLI records it in a
+// chat of its own, chats/<session id>/<its id>.jsonl, header kind
+// "subagent", its model messages with their tokens.
+func (a *Agent) geminiSubagent() {
+	id := fmt.Sprintf("%08x-0000-4000-8000-%012x", a.rng.Uint32(), a.rng.Uint64()&0xffffffffffff)
+	file := id + ".jsonl"
+	a.emitSub(file, js(obj{"sessionId": id, "projectHash": "384a4e20", "startTime": a.tick(), "lastUpdated": a.tick(), "kind": "subagent"}))
+	for range 1 + a.rng.IntN(3) {
+		in, cached, _, out, thoughts := a.usage()
+		a.emitSub(file, js(obj{"id": a.id("sub"), "timestamp": a.tick(), "type": "gemini", "content": "Found it.",
+			"tokens": obj{"input": in, "output": out, "cached": cached, "thoughts": thoughts, "tool": 0, "total": in + out + thoughts}, "model": "gemini-2.5-flash-lite"}))
+		a.Truth = a.Truth.Add(transcript.Usage{In: in - cached, Out: out + thoughts, CacheRead: cached})
+		a.emitSub(file, js(obj{"$set": obj{"lastUpdated": a.tick()}}))
+	}
 }
 
 func (a *Agent) put(v obj) { a.emit(js(v)) }
@@ -224,6 +250,9 @@ func (a *Agent) geminiTurn() {
 		a.counted = append(a.counted, rec)
 		a.Truth = a.Truth.Add(transcript.Usage{In: in - cached + tool, Out: out + thoughts, CacheRead: cached})
 		a.put(obj{"$set": obj{"lastUpdated": a.tick()}})
+		if i < steps-1 && a.rng.IntN(6) == 0 {
+			a.geminiSubagent()
+		}
 		if i < steps-1 { // a tool-calling message is written again, with its calls
 			msg["toolCalls"] = []obj{{"id": a.id("run_shell_command"), "name": "run_shell_command", "args": obj{"command": "go test ./..."}, "result": []obj{{"functionResponse": obj{"response": obj{"output": a.tool()}}}}}}
 			again := js(msg)
@@ -261,18 +290,34 @@ func (a *Agent) copilotTurn() {
 	}
 }
 
-// Write writes the transcript under dir and returns its path.
+// Write writes the transcript (and its subagents' files) under dir and
+// returns its path.
 func (a *Agent) Write(dir string) (string, error) {
+	return a.write(dir, os.O_TRUNC)
+}
+
+func (a *Agent) write(dir string, mode int) (string, error) {
 	path := filepath.Join(dir, a.File())
-	return path, appendLines(path, a.Lines, os.O_TRUNC)
+	if err := appendLines(path, a.Lines, mode); err != nil {
+		return "", err
+	}
+	for name, lines := range a.Subs {
+		p := filepath.Join(dir, a.Session, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			return "", err
+		}
+		if err := appendLines(p, lines, mode); err != nil {
+			return "", err
+		}
+	}
+	return path, nil
 }
 
 // Flush appends what was generated since the last Flush and forgets it
 // (Truth stays).
 func (a *Agent) Flush(dir string) (string, error) {
-	path := filepath.Join(dir, a.File())
-	err := appendLines(path, a.Lines, os.O_APPEND)
-	a.Lines, a.Order = nil, nil
+	path, err := a.write(dir, os.O_APPEND)
+	a.Lines, a.Subs, a.Order = nil, nil, nil
 	if len(a.counted) > 256 {
 		a.counted = a.counted[len(a.counted)-256:]
 	}
@@ -286,13 +331,29 @@ func (a *Agent) Flush(dir string) (string, error) {
 // sharing no code with the scanner: decode every line with encoding/json,
 // keep each record's largest figures by its identity, map them to the four
 // figures, sum.
-func AgentReference(path string, f transcript.Format) transcript.Usage {
+// Gemini CLI's subagents' chats, <dir>/<session>/*.jsonl, count too.
+func AgentReference(path string, f transcript.Format, session string) transcript.Usage {
+	best := map[string]transcript.Usage{}
+	agentRecords(path, f, best)
+	if f == transcript.Gemini && session != "" {
+		subs, _ := filepath.Glob(filepath.Join(filepath.Dir(path), session, "*.jsonl"))
+		for _, p := range subs {
+			agentRecords(p, f, best)
+		}
+	}
+	var total transcript.Usage
+	for _, u := range best {
+		total = total.Add(u)
+	}
+	return total
+}
+
+func agentRecords(path string, f transcript.Format, best map[string]transcript.Usage) {
 	file, err := os.Open(path)
 	if err != nil {
-		return transcript.Usage{}
+		return
 	}
 	defer file.Close()
-	best := map[string]transcript.Usage{}
 	sc := bufio.NewScanner(file)
 	sc.Buffer(nil, 1<<30)
 	for sc.Scan() {
@@ -350,9 +411,4 @@ func AgentReference(path string, f transcript.Format) transcript.Usage {
 		}
 		best[key] = best[key].Max(u)
 	}
-	var total transcript.Usage
-	for _, u := range best {
-		total = total.Add(u)
-	}
-	return total
 }

@@ -238,6 +238,8 @@ func parseCopilot(line []byte) (r record, ok bool) {
 		r.key = hash64([]byte("copilot-line"), bytes.TrimSpace(line))
 	}
 	r.ts = millis(root.Get("timestamp").Str)
-	r.model = u.Get("model").Str
+	if root.Get("agentId").Str == "" { // a subagent's call (counted) names its own model
+		r.model = u.Get("model").Str
+	}
 	return r, true
 }

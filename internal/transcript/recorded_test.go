@@ -88,6 +88,9 @@ func TestRecordedTranscripts(t *testing.T) {
 		{"gemini-0.61.0", "session-*.jsonl", transcript.Gemini, transcript.Usage{In: 6230, Out: 337, CacheRead: 4230}, "gemini-3.1-pro-preview", 2},
 		// One run, then --resume.
 		{"copilot-1.0.102", "events.jsonl", transcript.Copilot, transcript.Usage{In: 575, Out: 175, CacheCreate: 1750, CacheRead: 12500}, "claude-sonnet-4.5", 0},
+		// A subagent (the task tool): its calls are in the same file, under
+		// its own accounting session.
+		{"copilot-1.0.102-subagent", "events.jsonl", transcript.Copilot, transcript.Usage{In: 836, Out: 196, CacheCreate: 1960, CacheRead: 11600}, "claude-sonnet-4.5", 0},
 		// One run, then /compact (two calls written as no message), then a
 		// resumed turn: the cost-state lines count the compaction.
 		{"claude-2.1.328", "*.jsonl", transcript.Claude, transcript.Usage{In: 1225, Out: 425, CacheCreate: 4250, CacheRead: 32500}, "claude-sonnet-4-5", 0},

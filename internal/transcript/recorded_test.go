@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/hookwire/hookwire/internal/transcript"
 )
 
@@ -86,6 +88,8 @@ func TestRecordedTranscripts(t *testing.T) {
 		// One run, then --resume (its history replayed without tokens);
 		// two router calls are written nowhere.
 		{"gemini-0.61.0", "session-*.jsonl", transcript.Gemini, transcript.Usage{In: 6230, Out: 337, CacheRead: 4230}, "gemini-3.1-pro-preview", 2},
+		// A subagent (invoke_agent): its own chat, in chats/<session id>/.
+		{"gemini-0.61.0-subagent", "session-*.jsonl", transcript.Gemini, transcript.Usage{In: 31870, Out: 1973, CacheRead: 21870}, "gemini-3.1-pro-preview", 2},
 		// One run, then --resume.
 		{"copilot-1.0.102", "events.jsonl", transcript.Copilot, transcript.Usage{In: 575, Out: 175, CacheCreate: 1750, CacheRead: 12500}, "claude-sonnet-4.5", 0},
 		// A subagent (the task tool): its calls are in the same file, under
@@ -108,8 +112,10 @@ func TestRecordedTranscripts(t *testing.T) {
 					path = p
 				}
 			}
+			// Gemini CLI's session id, as its hooks give it, is its chat's.
+			session := gjson.Get(firstLine(t, path), "sessionId").Str
 			var st store
-			s, res := st.call(t, path, transcript.Options{Format: c.format, Subagents: true})
+			s, res := st.call(t, path, transcript.Options{Format: c.format, Session: session, Subagents: true})
 			if got := s.Burn(); got != want || !res.Done {
 				t.Errorf("totals %+v, the API served %+v", got, want)
 			}
@@ -119,16 +125,33 @@ func TestRecordedTranscripts(t *testing.T) {
 			// Read again in torn pieces, a hook call after each: the same.
 			data, _ := os.ReadFile(path)
 			torn := filepath.Join(t.TempDir(), filepath.Base(path))
+			if session != "" { // the subagents' chats, whole
+				subs, _ := filepath.Glob(filepath.Join(dir, session, "*.jsonl"))
+				for _, p := range subs {
+					b, _ := os.ReadFile(p)
+					os.MkdirAll(filepath.Join(filepath.Dir(torn), session), 0o700)
+					os.WriteFile(filepath.Join(filepath.Dir(torn), session, filepath.Base(p)), b, 0o600)
+				}
+			}
 			var st2 store
 			for i := 0; i < len(data); i += 997 {
 				os.WriteFile(torn, data[:min(len(data), i+997)], 0o600)
-				s, _ = st2.call(t, torn, transcript.Options{Format: c.format, Subagents: true})
+				s, _ = st2.call(t, torn, transcript.Options{Format: c.format, Session: session, Subagents: true})
 			}
 			if got := s.Burn(); got != want {
 				t.Errorf("read in pieces: %+v, want %+v", got, want)
 			}
 		})
 	}
+}
+
+func firstLine(t *testing.T, path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	return line
 }
 
 // The live suite's recordings (testdata/transcripts/<agent>-<version>/…,

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -326,3 +327,58 @@ func FuzzScan(f *testing.F) {
 		}
 	})
 }
+
+// Claude Code's cost-state lines: the session's cumulative usage, written
+// when a process leaves the session. What one counts beyond the messages
+// written before it (here, /compact's calls) is added; a message written
+// after it counts on top; a newer one supersedes it; one read again (a
+// rewritten file) changes nothing; without subagents they are not used.
+func TestScanCostState(t *testing.T) {
+	msg := func(id, ts string, in, out int) string {
+		return `{"type":"assistant","timestamp":"` + ts + `","requestId":"r` + id + `","message":{"id":"m` + id + `","model":"claude-sonnet-4-5","stop_reason":"end_turn","content":[{"type":"text","text":"ok"}],"usage":{"input_tokens":` +
+			itoa(in) + `,"output_tokens":` + itoa(out) + `,"cache_creation_input_tokens":0,"cache_read_input_tokens":0}}}`
+	}
+	cost := func(in, out int) string {
+		return `{"type":"cost-state","sessionId":"s","totalCostUSD":0.1,"modelUsage":{"claude-sonnet-4-5":{"inputTokens":` + itoa(in-1) + `,"outputTokens":` + itoa(out-1) +
+			`,"cacheReadInputTokens":0,"cacheCreationInputTokens":0,"costUSD":0.1},"claude-haiku-4-5":{"inputTokens":1,"outputTokens":1,"cacheReadInputTokens":0,"cacheCreationInputTokens":0,"costUSD":0}}}`
+	}
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	lines := []string{msg("1", "2026-11-30T09:00:01Z", 10, 1), msg("2", "2026-11-30T09:00:02Z", 20, 2),
+		cost(30+7, 3+5)} // two messages, and a compaction of 7 in, 5 out
+	os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600)
+	var st store
+	opt := transcript.Options{Subagents: true}
+	if s, _ := st.call(t, path, opt); s.Burn() != (transcript.Usage{In: 37, Out: 8}) || s.Totals != (transcript.Usage{In: 30, Out: 3}) {
+		t.Errorf("burn %+v, messages %+v", s.Burn(), s.Totals)
+	}
+	// A resumed process: its message counts on top, then its cost-state
+	// (which counts everything since the start) supersedes the first.
+	lines = append(lines, msg("3", "2026-11-30T10:00:00Z", 100, 10))
+	os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600)
+	if s, _ := st.call(t, path, opt); s.Burn() != (transcript.Usage{In: 137, Out: 18}) {
+		t.Errorf("after a message: %+v", s.Burn())
+	}
+	lines = append(lines, cost(137+4, 18+4))
+	os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600)
+	if s, _ := st.call(t, path, opt); s.Burn() != (transcript.Usage{In: 141, Out: 22}) {
+		t.Errorf("after a second cost-state: %+v", s.Burn())
+	}
+	// Rewritten (pruned of nothing but rewritten in place): read again, the
+	// same.
+	os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n\n"), 0o600)
+	os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600)
+	os.Chtimes(path, time.Now(), time.Now())
+	tmp := path + ".new"
+	os.WriteFile(tmp, []byte(strings.Join(lines, "\n")+"\n"), 0o600)
+	os.Rename(tmp, path)
+	if s, res := st.call(t, path, opt); s.Burn() != (transcript.Usage{In: 141, Out: 22}) || len(res.Rescanned) != 1 {
+		t.Errorf("after a rewrite: %+v (rescanned %v)", s.Burn(), res.Rescanned)
+	}
+	// Without subagents, messages only.
+	var main store
+	if s, _ := main.call(t, path, transcript.Options{}); s.Burn() != (transcript.Usage{In: 130, Out: 13}) {
+		t.Errorf("main only: %+v", s.Burn())
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -40,7 +40,9 @@ var openDefects = map[int]string{
 	4:  "after a Codex interrupt only nb-hook hears it",
 	8:  "Gemini PreCompress fires before every model request",
 	6:  "Codex notify gives Pulse model ? and no session_end",
+	10: "Gemini Notification's tool (details) is ignored",
 	11: "Gemini AfterAgent's prompt_response is the whole turn's text",
+	15: "Copilot reads {behavior}, not permissionDecision, from permissionRequest",
 	16: "Copilot permissionRequest fires for every non-read-only tool",
 	18: "Copilot field names: no tool_input, tool names, no answer text",
 	19: "a refused tool never closes (PreToolUse without PostToolUse)",
@@ -118,6 +120,7 @@ func TestLive(t *testing.T) {
 	cmds["wait-file"] = cmdWaitFile
 	cmds["normalize"] = cmdNormalize
 	cmds["pulse-totals"] = cmdPulseTotals
+	cmds["codex-app-server"] = cmdCodexAppServer
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata",
 		UpdateScripts:       *update,
@@ -239,15 +242,16 @@ func cmdModelAPIUsage(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// cmdAgent: agent [-timeout D] [-interrupt-when GLOB] NAME PROGRAM ARGS...
+// cmdAgent: agent [-timeout D] [-interrupt-when FILE:REGEXP] NAME PROGRAM ARGS...
 // Runs a real agent as a person would, headless: the script's environment,
 // stdin /dev/null, in $WORK/proj, killed after the timeout (default 120 s).
 // Its stdout and stderr go to $WORK/NAME.stdout and NAME.stderr. With
-// -interrupt-when, SIGINT is sent as soon as a file matches GLOB (a hook's
-// recording), and the exit status is not checked.
+// -interrupt-when, SIGINT is sent (as Ctrl-C would) once FILE (a fake's
+// record) has a line matching the extended REGEXP, and the exit status is
+// not checked.
 func cmdAgent(ts *testscript.TestScript, neg bool, args []string) {
 	timeout := 120 * time.Second
-	interrupt := ""
+	interrupt, match := "", ""
 	for len(args) > 1 && strings.HasPrefix(args[0], "-") {
 		switch args[0] {
 		case "-timeout":
@@ -257,31 +261,32 @@ func cmdAgent(ts *testscript.TestScript, neg bool, args []string) {
 			}
 			timeout = d
 		case "-interrupt-when":
-			interrupt = ts.MkAbs(args[1])
+			file, re, _ := strings.Cut(args[1], ":")
+			interrupt, match = ts.MkAbs(file), re
 		default:
 			ts.Fatalf("agent: unknown flag %s", args[0])
 		}
 		args = args[2:]
 	}
 	if len(args) < 2 {
-		ts.Fatalf("usage: agent [-timeout D] [-interrupt-when GLOB] NAME PROGRAM ARGS...")
+		ts.Fatalf("usage: agent [-timeout D] [-interrupt-when FILE:REGEXP] NAME PROGRAM ARGS...")
 	}
 	name := args[0]
 	// sh does what testscript's exec cannot: /dev/null for stdin, a
 	// deadline for the agent's whole process group, a signal mid-run.
-	script := `out=$1 tmo=$2 when=$3; shift 3
+	script := `out=$1 tmo=$2 when=$3 match=$4; shift 4
 cd "$WORK/proj" || exit 2
 timeout -k 5 "$tmo" "$@" </dev/null >"$out.stdout" 2>"$out.stderr" &
 pid=$!
 if [ -n "$when" ]; then
-	until ls $when >/dev/null 2>&1; do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+	until grep -Eq -- "$match" "$when" 2>/dev/null; do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
 	sleep 0.5
 	kill -INT $pid
 fi
 wait $pid`
 	start := time.Now()
 	err := ts.Exec("sh", append([]string{"-c", script, "sh", ts.MkAbs(name),
-		fmt.Sprint(int(timeout.Seconds())), interrupt}, args[1:]...)...)
+		fmt.Sprint(int(timeout.Seconds())), interrupt, match}, args[1:]...)...)
 	ts.Logf("agent %s: exit %v after %v", name, err, time.Since(start).Round(time.Millisecond))
 	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 124 && interrupt == "" {
 		ts.Fatalf("agent %s: timed out after %v; stderr:\n%s", name, timeout, tail(ts.MkAbs(name+".stderr")))
@@ -299,13 +304,13 @@ func tail(file string) string {
 	return string(b)
 }
 
-// cmdKnownDefect: known-defect N [!] grep PATTERN FILE | known-defect N cmp GOT WANT
+// cmdKnownDefect: known-defect N [!] grep [-count=N] PATTERN FILE | cmp GOT WANT | exists FILE
 // Checks the right behaviour that issue 11's defect N breaks. While N is in
 // openDefects a failure is logged, not fatal (and a pass is logged too, so
 // that the prefix can go); once N is fixed it is an ordinary assertion.
 func cmdKnownDefect(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) < 4 {
-		ts.Fatalf("usage: known-defect N [!] grep PATTERN FILE")
+	if neg || len(args) < 3 {
+		ts.Fatalf("usage: known-defect N [!] grep [-count=N] PATTERN FILE | cmp GOT WANT | exists FILE")
 	}
 	var n int
 	fmt.Sscan(args[0], &n)
@@ -314,8 +319,18 @@ func cmdKnownDefect(ts *testscript.TestScript, neg bool, args []string) {
 	if rest[0] == "!" {
 		want, rest = false, rest[1:]
 	}
+	count := -1
+	if len(rest) == 4 && rest[0] == "grep" && strings.HasPrefix(rest[1], "-count=") {
+		fmt.Sscan(strings.TrimPrefix(rest[1], "-count="), &count)
+		rest = append(rest[:1:1], rest[2:]...)
+	}
+	if len(rest) == 2 && rest[0] == "exists" {
+		_, err := os.Stat(ts.MkAbs(rest[1]))
+		knownDefectVerdict(ts, n, (err == nil) == want, strings.Join(args[1:], " "))
+		return
+	}
 	if len(rest) != 3 || (rest[0] != "grep" && rest[0] != "cmp") {
-		ts.Fatalf("known-defect: only [!] grep PATTERN FILE or [!] cmp GOT WANT")
+		ts.Fatalf("known-defect: only [!] grep [-count=N] PATTERN FILE or [!] cmp GOT WANT")
 	}
 	var found bool
 	if rest[0] == "cmp" {
@@ -325,15 +340,22 @@ func cmdKnownDefect(ts *testscript.TestScript, neg bool, args []string) {
 		if err != nil {
 			ts.Fatalf("known-defect: %v", err)
 		}
-		found = re.MatchString(ts.ReadFile(rest[2]))
+		n := len(re.FindAllStringIndex(ts.ReadFile(rest[2]), -1))
+		found = n > 0
+		if count >= 0 {
+			found = n == count
+		}
 	}
-	desc := strings.Join(args[1:], " ")
+	knownDefectVerdict(ts, n, found == want, strings.Join(args[1:], " "))
+}
+
+func knownDefectVerdict(ts *testscript.TestScript, n int, pass bool, desc string) {
 	switch why, open := openDefects[n]; {
-	case found == want && open:
+	case pass && open:
 		ts.Logf("known defect %d (%s) no longer shows: %s passes; delete it from openDefects", n, why, desc)
-	case found != want && open:
+	case !pass && open:
 		ts.Logf("known defect %d (%s): %s fails; skipped", n, why, desc)
-	case found != want:
+	case !pass:
 		ts.Fatalf("defect %d: %s fails", n, desc)
 	}
 }

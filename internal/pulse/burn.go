@@ -4,7 +4,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"hash/fnv"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -140,10 +139,4 @@ func short(session string) string {
 	h := fnv.New32a()
 	h.Write([]byte(session))
 	return fmt.Sprintf("%08x", h.Sum32())
-}
-
-// exists reports whether path is a file that can be read now.
-func exists(path string) bool {
-	fi, err := os.Stat(path)
-	return err == nil && fi.Mode().IsRegular()
 }

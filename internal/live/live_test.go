@@ -384,17 +384,26 @@ func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// cmdNormalize: normalize [-drop REGEXP]... SRC DST
+// cmdNormalize: normalize [-sort] [-drop REGEXP]... SRC DST
 // Copies what a fake received, without empty lines and lines matching a
-// -drop (those a known defect changes: they are checked apart), with what
-// changes from run to run replaced,
+// -drop (those a known defect changes: they are checked apart), sorted with
+// -sort (for hooks an agent runs concurrently), with what changes from run
+// to run replaced,
 // so that it can be compared with a golden: $WORK (and Claude Code's project
 // key for it, -WORK), each distinct UUID by <uuidN> in order of appearance
 // (and its first segment, a short session id, by <uuidN:8>), times, process
-// ids, durations, ports and lengths.
+// ids, durations, ports, lengths and the scripted API's ids.
 func cmdNormalize(ts *testscript.TestScript, neg bool, args []string) {
 	var drop []*regexp.Regexp
-	for len(args) > 2 && args[0] == "-drop" {
+	sorted := false
+	for len(args) > 2 && strings.HasPrefix(args[0], "-") {
+		if args[0] == "-sort" {
+			sorted, args = true, args[1:]
+			continue
+		}
+		if args[0] != "-drop" {
+			ts.Fatalf("normalize: unknown flag %s", args[0])
+		}
 		re, err := regexp.Compile(args[1])
 		if err != nil {
 			ts.Fatalf("normalize: %v", err)
@@ -402,7 +411,7 @@ func cmdNormalize(ts *testscript.TestScript, neg bool, args []string) {
 		drop, args = append(drop, re), args[2:]
 	}
 	if neg || len(args) != 2 {
-		ts.Fatalf("usage: normalize [-drop REGEXP]... SRC DST")
+		ts.Fatalf("usage: normalize [-sort] [-drop REGEXP]... SRC DST")
 	}
 	var kept []string
 	for _, line := range strings.Split(ts.ReadFile(args[0]), "\n") {
@@ -430,6 +439,11 @@ func cmdNormalize(ts *testscript.TestScript, neg bool, args []string) {
 	for _, r := range normalizers {
 		s = r.re.ReplaceAllString(s, r.with)
 	}
+	if sorted {
+		lines := strings.SplitAfter(s, "\n")
+		slices.Sort(lines)
+		s = strings.Join(lines, "")
+	}
 	if err := os.WriteFile(ts.MkAbs(args[1]), []byte(s), 0o644); err != nil {
 		ts.Fatalf("%v", err)
 	}
@@ -446,6 +460,8 @@ var normalizers = []struct {
 	{regexp.MustCompile(`"(timestamp|started_at)":"[0-9T:.Z-]+"`), `"$1":"<time>"`},
 	{regexp.MustCompile(`session-[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}-[0-9]{2}-`), `session-<date>-`},
 	{regexp.MustCompile(`/[0-9]{4}/[0-9]{2}/[0-9]{2}/rollout-[0-9T-]+-`), `/<date>/rollout-<date>-`},
+	// The scripted API numbers its ids across conversations.
+	{regexp.MustCompile(`\b(toolu|call|fc|msg|resp)_[0-9]{24}\b`), `${1}_<id>`},
 	{regexp.MustCompile(`(?m)^Content-Length: [0-9]+`), `Content-Length: <n>`},
 	{regexp.MustCompile(`(?m)^Host: 127\.0\.0\.1:[0-9]+`), `Host: 127.0.0.1:<port>`},
 	// Pulse: the event only. The figures of a mid-turn event depend on how

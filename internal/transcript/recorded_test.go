@@ -223,3 +223,34 @@ func TestLiveRecordedTranscripts(t *testing.T) {
 		})
 	}
 }
+
+// The live suite's Claude Code session with a subagent and /compact, laid
+// out as Claude Code lays it out (<session>.jsonl, <session>/subagents/):
+// the subagent's file is read after the main file's cost-states, and its
+// messages, written before them, are covered by them rather than counted
+// again; the messages alone fall short by the compaction's calls.
+func TestLiveRecordedClaudeSubagentLayout(t *testing.T) {
+	src := filepath.Join("..", "..", "testdata", "transcripts", "claude-2.1.328", "subagent-compact")
+	b, err := os.ReadFile(filepath.Join(src, "transcript.jsonl"))
+	if err != nil {
+		t.Skip("no recording")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.jsonl")
+	os.WriteFile(path, b, 0o600)
+	subs, _ := filepath.Glob(filepath.Join(src, "subagents", "agent-*.jsonl"))
+	os.MkdirAll(filepath.Join(dir, "s", "subagents"), 0o700)
+	for _, p := range subs {
+		b, _ := os.ReadFile(p)
+		os.WriteFile(filepath.Join(dir, "s", "subagents", filepath.Base(p)), b, 0o600)
+	}
+	var st store
+	s, _ := st.call(t, path, transcript.Options{Subagents: true})
+	want := transcript.Usage{In: 392, Out: 1015, CacheCreate: 3920, CacheRead: 17605} // its last cost-state, which equals what the API served
+	if s.Burn() != want {
+		t.Errorf("burn %+v, want %+v (messages %+v)", s.Burn(), want, s.Totals)
+	}
+	if s.Totals == want || len(subs) == 0 {
+		t.Errorf("the messages alone (%+v) should miss the compaction's calls", s.Totals)
+	}
+}

@@ -46,46 +46,39 @@ var (
 // linesOf counts the usage lines of region (whole lines) for formats other
 // than Claude's.
 func (s *Session) linesOf(region []byte, main bool, f Format) error {
-	var key []byte
+	var keys [][]byte
 	var parse func([]byte) (record, bool)
 	switch f {
 	case Codex:
-		key, parse = codexUsageKey, parseCodex
 		// The model comes from turn_context lines, which carry no usage.
-		eachLine(region, codexModelKey, func(line []byte) {
-			if m := codexModel(line); m != "" && m != s.Model {
-				s.Model = strings.Clone(m) // m aliases the scan buffer
-			}
-		})
+		keys, parse = [][]byte{codexUsageKey, codexModelKey}, parseCodex
 	case Gemini:
-		key, parse = geminiUsageKey, parseGemini
+		keys, parse = [][]byte{geminiUsageKey}, parseGemini
 	case Copilot:
-		key, parse = copilotUsageKey, parseCopilot
-		// The turns: a user message opens one, an assistant message that
-		// asks for no tool (the main agent's) ends it.
-		eachLine(region, copilotTurnKey, func(line []byte) {
-			root, ok := object(line)
-			if !ok {
-				return
-			}
-			switch root.Get("type").Str {
-			case "user.message":
-				s.TurnEnded = false
-			case "assistant.message":
-				d := root.Get("data")
-				if len(d.Get("toolRequests").Array()) == 0 && !d.Get("parentToolCallId").Exists() && root.Get("agentId").Str == "" {
-					s.TurnEnded = true
-					s.FinalTS = max(s.FinalTS, millis(root.Get("timestamp").Str))
-				}
-			}
-		})
+		keys, parse = [][]byte{copilotUsageKey, copilotTurnKey}, parseCopilot
 	default:
 		return nil
 	}
 	var err error
-	eachLine(region, key, func(line []byte) {
+	eachLine(region, keys, func(line []byte, has func(int) bool) {
+		if err != nil {
+			return
+		}
+		if len(keys) > 1 && has(1) {
+			switch f {
+			case Codex:
+				if m := codexModel(line); main && m != "" && m != s.Model {
+					s.Model = strings.Clone(m) // m aliases the scan buffer
+				}
+			case Copilot:
+				s.copilotTurn(line)
+			}
+		}
+		if !has(0) {
+			return
+		}
 		r, ok := parse(line)
-		if !ok || err != nil {
+		if !ok {
 			return
 		}
 		// The model of the newest record (not of one replayed).
@@ -97,23 +90,63 @@ func (s *Session) linesOf(region []byte, main bool, f Format) error {
 	return err
 }
 
-// eachLine calls fn with every line of region that contains key.
-func eachLine(region, key []byte, fn func(line []byte)) {
-	for {
-		i := bytes.Index(region, key)
-		if i < 0 {
+// copilotTurn follows Copilot CLI's turns: a user message opens one, an
+// assistant message that asks for no tool (the main agent's) ends it.
+func (s *Session) copilotTurn(line []byte) {
+	root, ok := object(line)
+	if !ok {
+		return
+	}
+	switch root.Get("type").Str {
+	case "user.message":
+		s.TurnEnded = false
+	case "assistant.message":
+		d := root.Get("data")
+		if len(d.Get("toolRequests").Array()) == 0 && !d.Get("parentToolCallId").Exists() && root.Get("agentId").Str == "" {
+			s.TurnEnded = true
+			s.FinalTS = max(s.FinalTS, millis(root.Get("timestamp").Str))
+		}
+	}
+}
+
+// eachLine calls fn, in file order, with every line of region (whole lines)
+// that contains one of keys (a nil key is none); has(i) tells whether it
+// contains keys[i]. Each key is searched for at memchr speed, once over
+// the region.
+func eachLine(region []byte, keys [][]byte, fn func(line []byte, has func(i int) bool)) {
+	pos := make([]int, len(keys)) // the next match of each key; -1: none left
+	for i := range pos {
+		pos[i] = -2
+	}
+	var start, end int
+	has := func(i int) bool { return keys[i] != nil && pos[i] >= start && pos[i] < end }
+	for off := 0; off < len(region); {
+		first := -1
+		for i, k := range keys {
+			if k == nil {
+				continue
+			}
+			if pos[i] != -1 && pos[i] < off {
+				if j := bytes.Index(region[off:], k); j >= 0 {
+					pos[i] = off + j
+				} else {
+					pos[i] = -1
+				}
+			}
+			if pos[i] >= 0 && (first < 0 || pos[i] < first) {
+				first = pos[i]
+			}
+		}
+		if first < 0 {
 			return
 		}
-		start := bytes.LastIndexByte(region[:i], '\n') + 1
-		end := i + bytes.IndexByte(region[i:], '\n')
-		if end < i {
+		start = bytes.LastIndexByte(region[:first], '\n') + 1
+		end = first + bytes.IndexByte(region[first:], '\n')
+		if end < first {
 			end = len(region)
 		}
-		fn(region[start:end])
-		if end >= len(region) {
-			return
-		}
-		region = region[end+1:]
+		fn(region[start:end], has)
+		off = end + 1
 	}
 }
 

@@ -252,56 +252,33 @@ var (
 // the other lines are skipped at memchr speed. Lines are taken in file
 // order: what a cost-state covers is what was counted before it.
 func (s *Session) lines(region []byte, main bool, opt Options) error {
-	keys := [...][]byte{usageKey, promptKey, costKey}
+	keys := [][]byte{usageKey, promptKey, costKey}
 	if !main {
 		keys[1], keys[2] = nil, nil
 	}
-	pos := [len(keys)]int{-2, -2, -2} // the next match of each key; -1: none left
-	off := 0
-	for {
-		first := -1
-		for i, k := range keys {
-			if k == nil {
-				continue
-			}
-			if pos[i] != -1 && pos[i] < off {
-				if j := bytes.Index(region[off:], k); j >= 0 {
-					pos[i] = off + j
-				} else {
-					pos[i] = -1
-				}
-			}
-			if pos[i] >= 0 && (first < 0 || pos[i] < first) {
-				first = pos[i]
-			}
+	var err error
+	eachLine(region, keys, func(line []byte, has func(int) bool) {
+		if err != nil {
+			return
 		}
-		if first < 0 {
-			return nil
-		}
-		start := bytes.LastIndexByte(region[:first], '\n') + 1
-		end := first + bytes.IndexByte(region[first:], '\n')
-		line := region[start:end]
-		off = end + 1
-		in := func(i int) bool { return keys[i] != nil && pos[i] >= start && pos[i] < end }
-
-		if in(1) {
+		if has(1) {
 			s.prompt(line)
 		}
-		if in(2) && opt.Subagents {
+		if has(2) && opt.Subagents {
 			// A cost-state counts subagents too: without them it says
 			// nothing about the main conversation alone.
 			s.costState(line)
 		}
-		if !in(0) {
-			continue
+		if !has(0) {
+			return
 		}
 		r, ok := parseLine(line, opt.WantText && main)
 		if !ok || (r.progress && !opt.Subagents) {
-			continue
+			return
 		}
-		added, err := s.count(r, main)
-		if err != nil {
-			return err
+		var added bool
+		if added, err = s.count(r, main); err != nil {
+			return
 		}
 		if main && !r.sidechain && !r.progress {
 			if r.model != "" && r.model != s.Model {
@@ -314,7 +291,8 @@ func (s *Session) lines(region []byte, main bool, opt Options) error {
 				s.TurnEnded = true
 			}
 		}
-	}
+	})
+	return err
 }
 
 // prompt follows a main-chain user line: the prompt it belongs to (its own

@@ -413,8 +413,11 @@ func cmdNormalize(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
 		ts.Fatalf("usage: normalize [-sort] [-drop REGEXP]... SRC DST")
 	}
+	// Coral's tags come in APC strings (ESC _ … ESC \\), several to a line:
+	// one to a line here, the framing shown.
+	raw := strings.NewReplacer("\x1b_", "\n<APC>", "\x1b\\", "<ST>").Replace(ts.ReadFile(args[0]))
 	var kept []string
-	for _, line := range strings.Split(ts.ReadFile(args[0]), "\n") {
+	for _, line := range strings.Split(raw, "\n") {
 		line = strings.TrimSuffix(line, "\r")
 		if line == "" || slices.ContainsFunc(drop, func(re *regexp.Regexp) bool { return re.MatchString(line) }) {
 			continue

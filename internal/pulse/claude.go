@@ -284,7 +284,7 @@ func (c *claudeCLI) scan(inv *hook.Invocation, s *transcript.Session, ev agent.E
 		inv.Notef("transcript: read for %v and not finished: the next call goes on", scanBudget)
 		return
 	}
-	if ev.Kind != agent.TurnEnd || !(claude && finalKnown(ev) || copilotEnd) || CaughtUp(s, ev) {
+	if ev.Kind != agent.TurnEnd || !(claude || copilotEnd) || flushed(s, ev) {
 		return
 	}
 	settle := time.Now().Add(settleBudget)
@@ -292,7 +292,7 @@ func (c *claudeCLI) scan(inv *hook.Invocation, s *transcript.Session, ev agent.E
 		settle = dl
 	}
 	opt.Deadline = settle
-	for !CaughtUp(s, ev) {
+	for !flushed(s, ev) {
 		if time.Now().Add(20 * time.Millisecond).After(settle) {
 			inv.Notef("transcript: the final message was not flushed within %v: totals may lag a turn", settleBudget)
 			return
@@ -304,27 +304,23 @@ func (c *claudeCLI) scan(inv *hook.Invocation, s *transcript.Session, ev agent.E
 	}
 }
 
-// CaughtUp reports whether the transcript read into s holds the final
-// message of the turn that ev (Claude Code's Stop) ends. It is known by the
-// turn's prompt_id, which never repeats; a payload without one (older
-// Claude Code) falls back to the message's text, which can repeat ("Done."
-// twice in a turn ends the wait early).
-//
-// Copilot CLI's agentStop names nothing of the turn: its end is the first
-// assistant message that asks for no tool, written since the prompt's hook.
-func CaughtUp(s *transcript.Session, ev agent.Event) bool {
+// flushed reports whether the transcript read into s holds the final
+// message of the turn that ev ends (a turn end without one has nothing to
+// wait for). Claude Code's Stop names its turn by prompt_id, which never
+// repeats: the message is the first that ends that prompt's turn
+// (transcript.Session.Finished). Without a prompt_id (older Claude Code)
+// the message's text is matched, which can repeat ("Done." twice in a turn
+// ends the wait early). Copilot CLI's agentStop names nothing of the turn:
+// its end is the first assistant message that asks for no tool, written
+// since the prompt's hook (transcript.Session.EndedSince).
+func flushed(s *transcript.Session, ev agent.Event) bool {
 	if ev.Agent == agent.Copilot {
 		return s.EndedSince(s.PromptTS)
 	}
 	if id := ev.Get("prompt_id").Str; id != "" {
 		return s.Finished(id)
 	}
-	return s.Said(ev.Message)
-}
-
-// finalKnown reports whether ev says enough to recognise its final message.
-func finalKnown(ev agent.Event) bool {
-	return ev.Get("prompt_id").Str != "" || strings.TrimSpace(ev.Message) != ""
+	return strings.TrimSpace(ev.Message) == "" || s.Said(ev.Message)
 }
 
 // load reads the session's saved state; anything unreadable starts afresh.

@@ -38,6 +38,7 @@ Runs: noctalia msg plugin <target> all <event> model,in,out,cacheCreate,cacheRea
 Environment:
   PULSE_TARGET   plugin entry (default ` + DefaultTarget + `)
   PULSE_PID      the agent's pid (default: found from ~/.claude/sessions)
+  CODEX_HOME, COPILOT_HOME   where Codex and Copilot CLI keep their files
   PULSE_DRYRUN, NOCTALIA_PULSE_DRYRUN   print the command instead of running it
   PULSE_LOG      append one JSON line per run to this file
 

@@ -55,8 +55,8 @@ func BenchmarkIncremental(b *testing.B) {
 			}
 			b.ReportMetric(float64(spent.Microseconds())/float64(b.N), "µs/call")
 			b.ReportMetric(0, "ns/op") // includes writing the turn: not the point
-			if s, _ := st.call(b, path, opt); s.Totals != g.Truth {
-				b.Fatalf("%+v, want %+v", s.Totals, g.Truth)
+			if s, _ := st.call(b, path, opt); s.Burn() != g.Truth {
+				b.Fatalf("%+v, want %+v", s.Burn(), g.Truth)
 			}
 		})
 	}

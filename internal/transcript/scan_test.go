@@ -72,15 +72,15 @@ func TestScanMatchesReference(t *testing.T) {
 			if !subagents {
 				truth = g.TruthMain
 			}
-			if s.Totals != want || want != truth || !res.Done {
-				t.Errorf("seed %d subagents=%v: scanner %+v, reference %+v, generator %+v", seed, subagents, s.Totals, want, truth)
+			if s.Burn() != want || want != truth || !res.Done {
+				t.Errorf("seed %d subagents=%v: scanner %+v, reference %+v, generator %+v", seed, subagents, s.Burn(), want, truth)
 			}
 			if s.Model != "claude-opus-4-6" {
 				t.Errorf("model %q", s.Model)
 			}
 			// Nothing new: nothing added.
-			if again, _ := st.call(t, path, transcript.Options{Subagents: subagents}); again.Totals != s.Totals {
-				t.Errorf("a second scan changed the totals: %+v", again.Totals)
+			if again, _ := st.call(t, path, transcript.Options{Subagents: subagents}); again.Burn() != s.Burn() {
+				t.Errorf("a second scan changed the totals: %+v", again.Burn())
 			}
 		}
 	}
@@ -123,8 +123,8 @@ func TestScanIncremental(t *testing.T) {
 			flush(name, len(pending[name]))
 		}
 		s, _ := st.call(t, path, transcript.Options{Subagents: true})
-		if s.Totals != g.Truth {
-			t.Errorf("seed %d: %+v, want %+v", seed, s.Totals, g.Truth)
+		if s.Burn() != g.Truth {
+			t.Errorf("seed %d: %+v, want %+v", seed, s.Burn(), g.Truth)
 		}
 	}
 }
@@ -135,8 +135,8 @@ func TestScanRewritten(t *testing.T) {
 	path := write(t, g, dir)
 	var st store
 	s, _ := st.call(t, path, transcript.Options{Subagents: true})
-	if s.Totals != g.Truth {
-		t.Fatalf("%+v, want %+v", s.Totals, g.Truth)
+	if s.Burn() != g.Truth {
+		t.Fatalf("%+v, want %+v", s.Burn(), g.Truth)
 	}
 	// A tool prunes the file in place: lines without usage go.
 	var kept []string
@@ -147,8 +147,8 @@ func TestScanRewritten(t *testing.T) {
 	}
 	os.WriteFile(path, []byte(strings.Join(kept, "\n")+"\n"), 0o600)
 	s, res := st.call(t, path, transcript.Options{Subagents: true})
-	if s.Totals != g.Truth || len(res.Rescanned) != 1 {
-		t.Errorf("after a rewrite: %+v (rescanned %v), want %+v", s.Totals, res.Rescanned, g.Truth)
+	if s.Burn() != g.Truth || len(res.Rescanned) != 1 {
+		t.Errorf("after a rewrite: %+v (rescanned %v), want %+v", s.Burn(), res.Rescanned, g.Truth)
 	}
 	// Replaced by another file (same content, new inode), then more turns.
 	g.Turns(10)
@@ -157,8 +157,8 @@ func TestScanRewritten(t *testing.T) {
 	os.Rename(tmp, path)
 	write(t, g, dir)
 	s, _ = st.call(t, path, transcript.Options{Subagents: true})
-	if s.Totals != g.Truth {
-		t.Errorf("after a replacement: %+v, want %+v", s.Totals, g.Truth)
+	if s.Burn() != g.Truth {
+		t.Errorf("after a replacement: %+v, want %+v", s.Burn(), g.Truth)
 	}
 }
 
@@ -175,8 +175,8 @@ func TestScanLostState(t *testing.T) {
 	}
 	st.head = nil // the id set stays, stale
 	s, _ = st.call(t, path, transcript.Options{Subagents: true})
-	if s.Totals != g.Truth {
-		t.Errorf("%+v, want %+v", s.Totals, g.Truth)
+	if s.Burn() != g.Truth {
+		t.Errorf("%+v, want %+v", s.Burn(), g.Truth)
 	}
 	// A call that dies after adding to the id set, before saving the
 	// Session: its entries must not hide those messages from the next call.
@@ -186,14 +186,14 @@ func TestScanLostState(t *testing.T) {
 	st.callNoSave(t, path, transcript.Options{Subagents: true})
 	st.head = saved
 	s, _ = st.call(t, path, transcript.Options{Subagents: true})
-	if s.Totals != g.Truth {
-		t.Errorf("after a crash: %+v, want %+v", s.Totals, g.Truth)
+	if s.Burn() != g.Truth {
+		t.Errorf("after a crash: %+v, want %+v", s.Burn(), g.Truth)
 	}
 	// The id set lost: the session recounts, exactly.
 	os.Remove(st.ids)
 	s, _ = st.call(t, path, transcript.Options{Subagents: true})
-	if s.Totals != g.Truth {
-		t.Errorf("without its id set: %+v, want %+v", s.Totals, g.Truth)
+	if s.Burn() != g.Truth {
+		t.Errorf("without its id set: %+v, want %+v", s.Burn(), g.Truth)
 	}
 }
 
@@ -209,8 +209,8 @@ func TestScanDeadline(t *testing.T) {
 		calls++
 		s, res := st.call(t, path, transcript.Options{Subagents: true, Deadline: time.Now().Add(-time.Second)})
 		if res.Done {
-			if s.Totals != g.Truth {
-				t.Errorf("%+v, want %+v", s.Totals, g.Truth)
+			if s.Burn() != g.Truth {
+				t.Errorf("%+v, want %+v", s.Burn(), g.Truth)
 			}
 			break
 		}
@@ -285,7 +285,7 @@ func TestSessionRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	b2, _ := back.MarshalBinary()
-	if !bytes.Equal(b, b2) || back.Totals != s.Totals || back.PID != 4242 || len(back.Files) != len(s.Files) {
+	if !bytes.Equal(b, b2) || back.Burn() != s.Burn() || back.PID != 4242 || len(back.Files) != len(s.Files) {
 		t.Errorf("round trip lost something")
 	}
 	for i := range len(b) {
@@ -319,10 +319,10 @@ func FuzzScan(f *testing.F) {
 		fh.Write(data[cut:])
 		fh.Close()
 		sb, _ := b.call(t, two, transcript.Options{Subagents: true})
-		if sa.Totals != sb.Totals {
-			t.Fatalf("one call %+v, two calls %+v", sa.Totals, sb.Totals)
+		if sa.Burn() != sb.Burn() {
+			t.Fatalf("one call %+v, two calls %+v", sa.Burn(), sb.Burn())
 		}
-		if u := sa.Totals; u.In < 0 || u.Out < 0 || u.CacheCreate < 0 || u.CacheRead < 0 {
+		if u := sa.Burn(); u.In < 0 || u.Out < 0 || u.CacheCreate < 0 || u.CacheRead < 0 {
 			t.Fatalf("negative %+v", u)
 		}
 	})

@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -38,10 +39,13 @@ const moduleRoot = "../.."
 var openDefects = map[int]string{
 	1:  "Codex runs no hook until trusted; install does not say so",
 	4:  "after a Codex interrupt only nb-hook hears it",
+	5:  "Codex's UUIDv7 session ids share their first segment: one Pulse slot",
 	8:  "Gemini PreCompress fires before every model request",
+	9:  "Gemini AfterTool's tool_response.error is an object",
 	6:  "Codex notify gives Pulse model ? and no session_end",
 	10: "Gemini Notification's tool (details) is ignored",
 	11: "Gemini AfterAgent's prompt_response is the whole turn's text",
+	12: "Gemini tools with no phrase or preview; a failed shell command is ok",
 	15: "Copilot reads {behavior}, not permissionDecision, from permissionRequest",
 	16: "Copilot permissionRequest fires for every non-read-only tool",
 	18: "Copilot field names: no tool_input, tool names, no answer text",
@@ -94,6 +98,9 @@ func TestLive(t *testing.T) {
 	if testing.Short() {
 		t.Skip("live: -short")
 	}
+	if runtime.GOOS != "linux" {
+		t.Skip("live: Linux only (the agent runner uses sh and GNU timeout)")
+	}
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Skip("live: node is not on PATH (the agents need it; then run scripts/agents)")
@@ -121,6 +128,7 @@ func TestLive(t *testing.T) {
 	cmds["normalize"] = cmdNormalize
 	cmds["pulse-totals"] = cmdPulseTotals
 	cmds["codex-app-server"] = cmdCodexAppServer
+	cmds["pulse-slots"] = cmdPulseSlots
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata",
 		UpdateScripts:       *update,
@@ -503,4 +511,22 @@ func cmdPulseTotals(ts *testscript.TestScript, neg bool, args []string) {
 	if (got == want) == neg {
 		ts.Fatalf("Pulse's turn_end totals %s (in,out,cache write,cache read), the API served %s", got, want)
 	}
+}
+
+// cmdPulseSlots: pulse-slots FILE
+// Writes "N slots" to FILE: the number of distinct short session ids (the
+// Pulse slot) in fake-noctalia's log.
+func cmdPulseSlots(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: pulse-slots FILE")
+	}
+	slots := map[string]bool{}
+	for _, line := range strings.Split(ts.ReadFile("noctalia.got"), "\n") {
+		if f := strings.Fields(line); len(f) == 7 {
+			if csv := strings.Split(f[6], ","); len(csv) >= 6 {
+				slots[csv[5]] = true
+			}
+		}
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(fmt.Sprintf("%d slots\n", len(slots))), 0o644))
 }

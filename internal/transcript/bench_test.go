@@ -3,6 +3,7 @@ package transcript_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -111,15 +112,23 @@ func BenchmarkAgentIncremental(b *testing.B) {
 				opt := transcript.Options{Format: f, Session: g.Session, Subagents: true}
 				var st store
 				st.call(b, path, opt) // the cold scan, not measured
+				quietDir(filepath.Join(dir, g.Session))
+				st.call(b, path, opt) // and the minute-long recheck of quiet files
 				var spent time.Duration
+				var each []time.Duration
 				for b.Loop() {
 					g.Turns(1)
 					g.Flush(dir)
 					start := time.Now()
 					st.call(b, path, opt)
-					spent += time.Since(start)
+					each = append(each, time.Since(start))
+					spent += each[len(each)-1]
 				}
+				// The median too: on a shared machine a few calls wait
+				// for a core, and the mean shows them.
+				slices.Sort(each)
 				b.ReportMetric(float64(spent.Microseconds())/float64(b.N), "µs/call")
+				b.ReportMetric(float64(each[len(each)/2].Microseconds()), "µs/call-p50")
 				b.ReportMetric(0, "ns/op")
 				if s, _ := st.call(b, path, opt); s.Burn() != g.Truth {
 					b.Fatalf("%+v, want %+v", s.Burn(), g.Truth)
@@ -169,5 +178,16 @@ func bigAgent(b *testing.B, dir string, f transcript.Format, size int64) (*trans
 		if fi, err := os.Stat(path); err == nil && fi.Size() >= size {
 			return g, path
 		}
+	}
+}
+
+// quietDir dates the files in dir an hour back (Gemini CLI's subagents'
+// chats): in a session this long, all but the running ones finished long
+// ago.
+func quietDir(dir string) {
+	old := time.Now().Add(-time.Hour)
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		os.Chtimes(filepath.Join(dir, e.Name()), old, old)
 	}
 }

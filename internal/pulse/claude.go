@@ -258,8 +258,9 @@ func (c *claudeCLI) burn(inv *hook.Invocation, store *state.Store, name string, 
 
 // scan reads the transcript's new lines. On a turn end it waits, briefly,
 // for the final message that Claude Code may fire Stop before flushing, so
-// that the totals shown while the session rests include the last turn.
-// (Codex, Gemini CLI and Copilot CLI have written theirs when they fire it.)
+// that the totals shown while the session rests include the last turn, and
+// for Copilot CLI's file, which -p mode writes after agentStop. (Codex and
+// Gemini CLI have written theirs when they fire their turn end.)
 func (c *claudeCLI) scan(inv *hook.Invocation, s *transcript.Session, ev agent.Event, path string, format transcript.Format) {
 	deadline := time.Now().Add(scanBudget)
 	if dl, ok := inv.Context().Deadline(); ok && dl.Before(deadline) {

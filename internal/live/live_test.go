@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/tidwall/gjson"
 
 	"github.com/hookwire/hookwire/internal/testkit"
 	"github.com/hookwire/hookwire/internal/testkit/modelapi"
@@ -42,7 +43,6 @@ var openDefects = map[int]string{
 	5:  "Codex's UUIDv7 session ids share their first segment: one Pulse slot",
 	8:  "Gemini PreCompress fires before every model request",
 	9:  "Gemini AfterTool's tool_response.error is an object",
-	6:  "Codex notify gives Pulse model ? and no session_end",
 	10: "Gemini Notification's tool (details) is ignored",
 	11: "Gemini AfterAgent's prompt_response is the whole turn's text",
 	12: "Gemini tools with no phrase or preview; a failed shell command is ok",
@@ -129,6 +129,7 @@ func TestLive(t *testing.T) {
 	cmds["pulse-totals"] = cmdPulseTotals
 	cmds["codex-app-server"] = cmdCodexAppServer
 	cmds["pulse-slots"] = cmdPulseSlots
+	cmds["cost-state"] = cmdCostState
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata",
 		UpdateScripts:       *update,
@@ -481,13 +482,14 @@ var normalizers = []struct {
 	{regexp.MustCompile(`(?m)^noctalia msg plugin \S+ all (\S+) .*$`), `$1`},
 }
 
-// cmdPulseTotals: pulse-totals API
+// cmdPulseTotals: pulse-totals API [all]
 // Checks that the last turn_end Pulse received (fake-noctalia's log) carries
-// the session's exact token totals, as the scripted API NAME served them:
-// input, output, cache writes, cache reads.
+// the session's exact token totals, as the scripted API NAME served them to
+// the main conversation (with all: every response, subagents' and side
+// requests' included): input, output, cache writes, cache reads.
 func cmdPulseTotals(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 1 {
-		ts.Fatalf("usage: pulse-totals API")
+	if len(args) < 1 || len(args) > 2 || (len(args) == 2 && args[1] != "all") {
+		ts.Fatalf("usage: pulse-totals API [all]")
 	}
 	apisMu.Lock()
 	s := apis[ts][args[0]]
@@ -495,7 +497,10 @@ func cmdPulseTotals(ts *testscript.TestScript, neg bool, args []string) {
 	if s == nil {
 		ts.Fatalf("no modelapi %q", args[0])
 	}
-	_, u, _ := s.Served()
+	all, u, _ := s.Served()
+	if len(args) == 2 {
+		u = all
+	}
 	last := ""
 	for _, line := range strings.Split(ts.ReadFile("noctalia.got"), "\n") {
 		if f := strings.Fields(line); len(f) == 7 && f[5] == "turn_end" {
@@ -529,4 +534,49 @@ func cmdPulseSlots(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}
 	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(fmt.Sprintf("%d slots\n", len(slots))), 0o644))
+}
+
+// cmdCostState: cost-state API TRANSCRIPT-GLOB
+// Checks that the last cost-state line of Claude Code's transcript (its
+// cumulative modelUsage, subagents and compaction included) equals every
+// response the scripted API served: input, output, cache writes (and their
+// 5m/1h breakdown), cache reads.
+func cmdCostState(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: cost-state API TRANSCRIPT-GLOB")
+	}
+	apisMu.Lock()
+	s := apis[ts][args[0]]
+	apisMu.Unlock()
+	if s == nil {
+		ts.Fatalf("no modelapi %q", args[0])
+	}
+	files, _ := filepath.Glob(ts.MkAbs(args[1]))
+	if len(files) != 1 {
+		ts.Fatalf("cost-state: %d transcripts match %s", len(files), args[1])
+	}
+	last := ""
+	for _, line := range strings.Split(ts.ReadFile(files[0]), "\n") {
+		if gjson.Get(line, "type").String() == "cost-state" {
+			last = line
+		}
+	}
+	if last == "" {
+		ts.Fatalf("cost-state: no cost-state line in %s", files[0])
+	}
+	var got modelapi.Usage
+	gjson.Get(last, "modelUsage").ForEach(func(_, m gjson.Result) bool {
+		got = got.Add(modelapi.Usage{
+			Input: int(m.Get("inputTokens").Int()), Output: int(m.Get("outputTokens").Int()),
+			CacheRead:    int(m.Get("cacheReadInputTokens").Int()),
+			CacheWrite5m: int(m.Get("cacheCreationEphemeral5mInputTokens").Int()),
+			CacheWrite1h: int(m.Get("cacheCreationEphemeral1hInputTokens").Int()),
+		})
+		return true
+	})
+	all, _, _ := s.Served()
+	all.Reasoning = 0 // Anthropic reports no reasoning apart
+	if got != all {
+		ts.Fatalf("cost-state %+v, the API served %+v", got, all)
+	}
 }

@@ -5,9 +5,10 @@
 // own vocabulary, then a final answer.
 //
 // The script is stateless over the conversation: the step a request gets is
-// the number of tool results the request already carries. A retried request
-// gets the same answer, and side requests (titles, quota probes, next-speaker
-// checks, anything offered no tools) never advance the script.
+// the number of tool results the request already carries. A retried tool
+// call gets the same call, and side requests (titles, quota probes,
+// next-speaker checks, anything offered no tools) never advance the script.
+// A second answer in a session (another turn, a retry) says so in its text.
 //
 // Every response carries its own usage figures, all distinct, and the server
 // records what it served, so a session's exact token totals are known without
@@ -195,6 +196,18 @@ func (s *Server) turn(body []byte, results int, ex *Exchange) (Script, int, Usag
 	if ex.Kind == "sub" {
 		u = stepUsage(step + 50)
 	}
+	if step == len(sc.Steps) {
+		// Another answer in the same session (Claude Code's turn that
+		// reports a background subagent, a retry): new text and new figures,
+		// as a model would give, so that no two responses agree.
+		if n := s.answered(ex.Kind); n > 0 {
+			sc.Answer = fmt.Sprintf("%s (answer %d)", sc.Answer, n+1)
+			u = stepUsage(step + 20*n)
+			if ex.Kind == "sub" {
+				u = stepUsage(step + 50 + 20*n)
+			}
+		}
+	}
 	if s.Wire != "anthropic" { // only Anthropic reports cache writes
 		u.CacheWrite5m, u.CacheWrite1h = 0, 0
 	}
@@ -209,6 +222,23 @@ func (s *Server) turn(body []byte, results int, ex *Exchange) (Script, int, Usag
 	}
 	ex.Usage = &u
 	return sc, step, u
+}
+
+// answered counts the answers already served to the main conversation
+// (kind "") or to subagents ("sub").
+func (s *Server) answered(kind string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, e := range s.exchanges {
+		switch {
+		case kind == "sub" && e.Kind == "sub" && e.Tool == "":
+			n++
+		case kind != "sub" && e.Kind == "answer":
+			n++
+		}
+	}
+	return n
 }
 
 // side returns the usage for a request outside the script.

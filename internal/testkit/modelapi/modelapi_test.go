@@ -112,6 +112,14 @@ func TestAnthropicScript(t *testing.T) {
 	if n != 4 || scripted != want {
 		t.Errorf("served %d scripted %+v, want 4 %+v", n, scripted, want)
 	}
+
+	// Another answer in the session (Claude Code's second turn after a
+	// background subagent) is told apart, in its text and its figures.
+	again := gjson.Parse(post(t, url+"/v1/messages", last))
+	if again.Get("content.0.text").String() != "Done. (answer 2)" ||
+		again.Get("usage.output_tokens").Int() == msg.Get("usage.output_tokens").Int() {
+		t.Errorf("second answer: %s", again.Raw)
+	}
 }
 
 // Gemini: function calls and their responses, the usage in Gemini's terms,

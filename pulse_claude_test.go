@@ -184,3 +184,79 @@ func TestPulseClaudeFinisherBounded(t *testing.T) {
 		t.Errorf("noctalia ran %d times, want once", got)
 	}
 }
+
+// The same for Codex, Gemini CLI and Copilot CLI: 16 parallel hooks of one
+// session while its file grows in random chunks; never more than the truth,
+// exact once the writing is over.
+func TestPulseClaudeConcurrentAgents(t *testing.T) {
+	t.Parallel()
+	bin, err := testkit.BuildSuite(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, f := range map[string]transcript.Format{"codex": transcript.Codex, "gemini": transcript.Gemini, "copilot": transcript.Copilot} {
+		t.Run(name, func(t *testing.T) {
+			g := transcripttest.NewAgent(f, 42).Turns(80)
+			dir := t.TempDir()
+			path, _ := g.Write(dir) // the subagents' files; the main file grows below
+			os.WriteFile(path, nil, 0o600)
+			env := append(baseEnv(dir), "PULSE_DRYRUN=1")
+			payload := fmt.Sprintf(`{"session_id":%q,"transcriptPath":%q,"cwd":"/tmp","hook_event_name":"PostToolUse","tool_name":"Bash"}`, g.Session, path)
+			run := func() (transcript.Usage, error) {
+				cmd := exec.Command(filepath.Join(bin, "pulse-claude"), "--agent", name, "turn_start")
+				cmd.Env, cmd.Stdin = env, strings.NewReader(payload)
+				var stdout, stderr bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &stdout, &stderr
+				if err := cmd.Run(); err != nil || stderr.Len() > 0 {
+					return transcript.Usage{}, fmt.Errorf("exit %v, stderr %q", err, stderr.Bytes())
+				}
+				return parseBurn(stdout.String())
+			}
+			writing := make(chan struct{})
+			go func() {
+				defer close(writing)
+				rng := rand.New(rand.NewPCG(3, 4))
+				data := []byte(strings.Join(g.Lines, "\n") + "\n")
+				f, _ := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o600)
+				defer f.Close()
+				for len(data) > 0 {
+					n := min(len(data), 1+rng.IntN(32<<10))
+					f.Write(data[:n])
+					data = data[n:]
+					time.Sleep(time.Millisecond)
+				}
+			}()
+			var wg sync.WaitGroup
+			errs := make(chan error, 16)
+			for range 16 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					u, err := run()
+					if err == nil && (u.In > g.Truth.In || u.Out > g.Truth.Out || u.CacheCreate > g.Truth.CacheCreate || u.CacheRead > g.Truth.CacheRead) {
+						err = fmt.Errorf("reported %+v, more than the truth %+v", u, g.Truth)
+					}
+					errs <- err
+				}()
+			}
+			wg.Wait()
+			<-writing
+			close(errs)
+			for err := range errs {
+				if err != nil {
+					t.Error(err)
+				}
+			}
+			var u transcript.Usage
+			for range 5 {
+				if u, err = run(); err != nil {
+					t.Fatal(err)
+				}
+				if u == g.Truth {
+					return
+				}
+			}
+			t.Errorf("final %+v, want %+v", u, g.Truth)
+		})
+	}
+}

@@ -30,14 +30,16 @@ func Claude() hook.Binary {
 
 Reads the hook JSON on stdin. The Pulse event is the argument when given (as in
 claude-companion's settings snippet), else it follows from the hook's event name.
-Token figures are the session's exact lifetime totals from the Claude Code
-transcript (subagents included), read incrementally; other agents send zeros.
+Token figures are the session's exact lifetime totals, read incrementally from
+the agent's own file: Claude Code's transcript (subagents included), Codex's
+rollout, Gemini CLI's chat, Copilot CLI's events; other agents send zeros.
 
 Runs: noctalia msg plugin <target> all <event> model,in,out,cacheCreate,cacheRead,session[,pid]
 
 Environment:
   PULSE_TARGET   plugin entry (default ` + DefaultTarget + `)
   PULSE_PID      the agent's pid (default: found from ~/.claude/sessions)
+  CODEX_HOME, COPILOT_HOME   where Codex and Copilot CLI keep their files
   PULSE_DRYRUN, NOCTALIA_PULSE_DRYRUN   print the command instead of running it
   PULSE_LOG      append one JSON line per run to this file
 
@@ -144,30 +146,7 @@ func (c *claudeCLI) Run(inv *hook.Invocation) error {
 	}
 	name := state.Key(ev.Session)
 	if event == "session_end" {
-		// Like the reference: a retired slot needs no figures. The state goes.
-		if store != nil {
-			for _, n := range []string{name, name + mainOnly} {
-				// Under the lock: a finisher sending the turn end sends it
-				// before, or finds itself superseded; then the turn end
-				// goes now, before the session end, with what the
-				// transcript holds (`claude -p` ends its session right
-				// after the Stop, often before the finisher has seen the
-				// final message; by now Claude Code has written it).
-				ctx, cancel := contextWithin(inv, lockBudget)
-				release, err := store.Lock(ctx, n+".scan")
-				cancel()
-				if b, _ := store.Read(n + finishing); len(b) > 0 && err == nil {
-					c.turnEnd(inv, store, n, ev)
-				}
-				store.Remove(n + finishing)
-				store.Remove(n + ".scan")
-				store.Remove(n + ".ids")
-				if err == nil {
-					release()
-				}
-			}
-		}
-		inv.Send(Dispatch(Target(inv.Getenv), event, CSV("?", "0", "0", "0", "0", short(ev.Session))))
+		c.retire(inv, store, name, ev)
 		return nil
 	}
 
@@ -190,6 +169,11 @@ func (c *claudeCLI) Run(inv *hook.Invocation) error {
 		s, _ = c.burn(inv, store, name, ev)
 	}
 	inv.Send(Dispatch(Target(inv.Getenv), event, c.payload(inv, s, ev)))
+	if execEnded(ev) {
+		// `codex exec` ends its session with its turn, and its notify
+		// program is told of nothing after it: the slot retires now.
+		c.retire(inv, store, state.Key(ev.Session), ev)
+	}
 	return nil
 }
 
@@ -206,7 +190,7 @@ func (c *claudeCLI) payload(inv *hook.Invocation, s *transcript.Session, ev agen
 	if model == "" {
 		model = "?"
 	}
-	t := s.Totals
+	t := s.Burn()
 	payload := CSV(model, itoa(t.In), itoa(t.Out), itoa(t.CacheCreate), itoa(t.CacheRead), short(ev.Session))
 	if pid := PID(inv.Getenv); pid != "" {
 		payload += "," + pid
@@ -214,6 +198,41 @@ func (c *claudeCLI) payload(inv *hook.Invocation, s *transcript.Session, ev agen
 		payload += "," + strconv.Itoa(s.PID)
 	}
 	return payload
+}
+
+// execEnded is a Codex notify turn end from `codex exec`, whose session
+// ends with the turn (the TUI's sessions go on: their end reaches only
+// hooks).
+func execEnded(ev agent.Event) bool {
+	return ev.Agent == agent.Codex && ev.Name == "agent-turn-complete" && ev.Get("client").Str == "codex_exec"
+}
+
+// retire sends session_end. Like the reference: a retired slot needs no
+// figures. The state goes.
+func (c *claudeCLI) retire(inv *hook.Invocation, store *state.Store, name string, ev agent.Event) {
+	if store != nil {
+		for _, n := range []string{name, name + mainOnly} {
+			// Under the lock: a finisher sending the turn end sends it
+			// before, or finds itself superseded; then the turn end goes
+			// now, before the session end, with what the transcript holds
+			// (`claude -p` ends its session right after the Stop, often
+			// before the finisher has seen the final message; by now
+			// Claude Code has written it).
+			ctx, cancel := contextWithin(inv, lockBudget)
+			release, err := store.Lock(ctx, n+".scan")
+			cancel()
+			if b, _ := store.Read(n + finishing); len(b) > 0 && err == nil {
+				c.turnEnd(inv, store, n, ev)
+			}
+			store.Remove(n + finishing)
+			store.Remove(n + ".scan")
+			store.Remove(n + ".ids")
+			if err == nil {
+				release()
+			}
+		}
+	}
+	inv.Send(Dispatch(Target(inv.Getenv), "session_end", CSV("?", "0", "0", "0", "0", short(ev.Session))))
 }
 
 // split separates the Pulse event argument from what the agent passed: a
@@ -243,8 +262,8 @@ func (c *claudeCLI) split() (args []string, event string) {
 func (c *claudeCLI) burn(inv *hook.Invocation, store *state.Store, name string, ev agent.Event) (s *transcript.Session, token string) {
 	s = &transcript.Session{}
 	if store == nil {
-		if ev.Agent == agent.Claude && ev.Transcript != "" {
-			s.Scan(ev.Transcript, transcript.Options{Subagents: !c.NoSubagents, Deadline: time.Now().Add(scanBudget)})
+		if path, format := transcriptOf(ev, inv.Getenv); path != "" {
+			s.Scan(path, transcript.Options{Format: format, Session: ev.Session, Subagents: !c.NoSubagents, Deadline: time.Now().Add(scanBudget)})
 		}
 		return s, ""
 	}
@@ -290,18 +309,22 @@ func (c *claudeCLI) burn(inv *hook.Invocation, store *state.Store, name string, 
 // session's lock. On a turn end it waits for the final message if wait is
 // set, else it reports that the message is still to come.
 func (c *claudeCLI) update(inv *hook.Invocation, store *state.Store, name string, s *transcript.Session, ev agent.Event, wait bool) (pending bool) {
-	if ev.Agent == agent.Claude && ev.Transcript != "" {
+	if ev.Kind == agent.Prompt && ev.Agent == agent.Copilot && !ev.Time.IsZero() {
+		s.PromptTS = ev.Time.UnixMilli()
+	}
+	if path, format := transcriptOf(ev, inv.Getenv); path != "" {
 		set, err := transcript.OpenIDSet(filepath.Join(store.Dir(), name+".ids"), s)
 		if err != nil {
 			inv.Notef("state: %v: sending the last saved totals", err)
 			return false
 		}
-		pending = c.scan(inv, s, ev, wait || c.wait)
+		pending = c.scan(inv, s, ev, path, format, wait || c.wait)
 		if err := set.Close(); err != nil {
 			inv.Notef("state: %v", err)
 		}
 	}
-	if s.PID == 0 || !ownsSession(claudeConfigDir(inv.Getenv), s.PID, ev.Session) {
+	// The pid walk looks for Claude Code's own session files.
+	if ev.Agent == agent.Claude && (s.PID == 0 || !ownsSession(claudeConfigDir(inv.Getenv), s.PID, ev.Session)) {
 		s.PID = 0
 		if dir := claudeConfigDir(inv.Getenv); dir != "" && PID(inv.Getenv) == "" {
 			s.PID = claudePID(ev.Session, dir)
@@ -375,17 +398,25 @@ func (c *claudeCLI) turnEnd(inv *hook.Invocation, store *state.Store, name strin
 }
 
 // scan reads the transcript's new lines. On a turn end whose final message
-// Claude Code has not flushed yet (it fires Stop first), it waits for it,
-// briefly, if wait is set, so that the totals shown while the session rests
-// include the last turn; else it reports the message as pending.
-func (c *claudeCLI) scan(inv *hook.Invocation, s *transcript.Session, ev agent.Event, wait bool) (pending bool) {
+// is not written yet it waits for it, briefly, if wait is set, so that the
+// totals shown while the session rests include the last turn; else it
+// reports the message as pending. Claude Code may fire Stop before flushing
+// the final message, and Copilot CLI's -p mode writes its events file after
+// agentStop. (Codex and Gemini CLI have written theirs when they fire their
+// turn end.)
+func (c *claudeCLI) scan(inv *hook.Invocation, s *transcript.Session, ev agent.Event, path string, format transcript.Format, wait bool) (pending bool) {
 	deadline := time.Now().Add(scanBudget)
 	if dl, ok := inv.Context().Deadline(); ok && dl.Before(deadline) {
 		deadline = dl
 	}
-	opt := transcript.Options{Subagents: !c.NoSubagents, Deadline: deadline, WantText: true}
-	res, err := s.Scan(ev.Transcript, opt)
-	if err != nil {
+	claude := format == transcript.Claude
+	opt := transcript.Options{Format: format, Session: ev.Session, Subagents: !c.NoSubagents, Deadline: deadline, WantText: claude}
+	// Copilot CLI may write its events file only after agentStop (in -p
+	// mode, the whole file at once, about 100 ms later): a turn end waits
+	// for it too.
+	copilotEnd := ev.Kind == agent.TurnEnd && format == transcript.Copilot
+	res, err := s.Scan(path, opt)
+	if err != nil && !(copilotEnd && errors.Is(err, os.ErrNotExist)) {
 		if !errors.Is(err, os.ErrNotExist) {
 			inv.Notef("transcript: %v", err)
 		}
@@ -394,11 +425,11 @@ func (c *claudeCLI) scan(inv *hook.Invocation, s *transcript.Session, ev agent.E
 	for _, p := range res.Rescanned {
 		inv.Notef("transcript %s was rewritten: read again from the start", p)
 	}
-	if !res.Done {
+	if !res.Done && err == nil {
 		inv.Notef("transcript: read for %v and not finished: the next call goes on", scanBudget)
 		return false
 	}
-	if ev.Kind != agent.TurnEnd || flushed(s, ev) {
+	if ev.Kind != agent.TurnEnd || !(claude || copilotEnd) || flushed(s, ev) {
 		return false
 	}
 	if !wait {
@@ -415,7 +446,7 @@ func (c *claudeCLI) scan(inv *hook.Invocation, s *transcript.Session, ev agent.E
 			return false
 		}
 		time.Sleep(pollEvery)
-		if _, err := s.Scan(ev.Transcript, opt); err != nil {
+		if _, err := s.Scan(path, opt); err != nil && !(copilotEnd && errors.Is(err, os.ErrNotExist)) {
 			return false
 		}
 	}
@@ -424,8 +455,20 @@ func (c *claudeCLI) scan(inv *hook.Invocation, s *transcript.Session, ev agent.E
 
 // flushed reports whether the transcript read into s holds the final
 // message of the turn that ev ends (a turn end without one has nothing to
-// wait for).
+// wait for). Claude Code's Stop names its turn by prompt_id, which never
+// repeats: the message is the first that ends that prompt's turn
+// (transcript.Session.Finished). Without a prompt_id (older Claude Code)
+// the message's text is matched, which can repeat ("Done." twice in a turn
+// ends the wait early). Copilot CLI's agentStop names nothing of the turn:
+// its end is the first assistant message that asks for no tool, written
+// since the prompt's hook (transcript.Session.EndedSince).
 func flushed(s *transcript.Session, ev agent.Event) bool {
+	if ev.Agent == agent.Copilot {
+		return s.EndedSince(s.PromptTS)
+	}
+	if id := ev.Get("prompt_id").Str; id != "" {
+		return s.Finished(id)
+	}
 	return strings.TrimSpace(ev.Message) == "" || s.Said(ev.Message)
 }
 
@@ -435,13 +478,6 @@ func load(store *state.Store, name string, s *transcript.Session) {
 	if err == nil && b != nil {
 		s.UnmarshalBinary(b)
 	}
-}
-
-// short is the session id's first dash-separated segment, as the reference
-// adapter sends it: d63ac083 for d63ac083-c016-….
-func short(session string) string {
-	s, _, _ := strings.Cut(session, "-")
-	return s
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -31,7 +31,7 @@ var claudeHooks = install.Spec{
 	Legacy: []string{"claude-companion/hooks/pulse.py"},
 	Env:    []string{"PULSE_TARGET", "PULSE_PID", "XDG_RUNTIME_DIR", "PULSE_LOG"},
 	Test: install.Test{Args: []string{"idle"},
-		Stdin: `{"session_id":"hookwire-doctor","hook_event_name":"SessionStart","cwd":"/"}`},
+		Stdin: `{"session_id":"hookwire","hook_event_name":"SessionStart","cwd":"/"}`},
 }
 
 // emitHooks: pulse-emit is for scripts and CI, not agents' hooks.

@@ -28,6 +28,12 @@ type Input struct {
 	Getwd  func() (string, error)
 	// Now is the clock for events that carry no time. Nil means time.Now.
 	Now func() time.Time
+	// Script is the generic dialect's flags. They are read only when there
+	// is no payload: hook JSON on stdin wins.
+	Script Script
+	// Terminal names the controlling terminal's device (/dev/pts/4), or "":
+	// the last resort for a script's session. Nil means none.
+	Terminal func() string
 }
 
 // Parse detects the dialect and returns the canonical event. It never fails:
@@ -70,6 +76,9 @@ func Parse(in Input) Event {
 		if wd, err := in.Getwd(); err == nil {
 			ev.Cwd = wd
 		}
+	}
+	if ev.Agent == Generic {
+		script(&ev, in)
 	}
 	if ev.Session == "" && ev.Agent == Aider && ev.Cwd != "" {
 		ev.Session = filepath.Base(ev.Cwd)

@@ -43,6 +43,10 @@ Environment:
 Always exits 0; in hook mode prints nothing unless PULSE_DRYRUN is set.`,
 		CLI:      &pulseCLI{},
 		Commands: install.Commands(hooks, sessionCheck),
+		// The goal is the run's name, the status the command line
+		// ("Running make") and then its result, which a session end's
+		// "Session ended" would replace.
+		Wrap: hook.Wrap{AsTool: true},
 	}
 }
 
@@ -55,8 +59,9 @@ type pulseCLI struct {
 }
 
 type hookCmd struct {
-	Agent string   `help:"The agent, when its payload does not say (gemini, codex, antigravity, cursor, copilot)."`
-	Args  []string `arg:"" optional:"" name:"event" help:"The hook's event name, for agents whose payload has none (Antigravity); Codex notify appends its JSON."`
+	Agent          string   `help:"The agent, when its payload does not say (gemini, codex, antigravity, cursor, copilot)."`
+	Args           []string `arg:"" optional:"" name:"event" help:"The hook's event name, for agents whose payload has none (Antigravity); Codex notify appends its JSON."`
+	hook.Lifecycle `embed:""`
 }
 
 // maxConfidences bounds the confidence events posted for one message.

@@ -10,6 +10,7 @@ import (
 	"github.com/alecthomas/kong"
 	"github.com/tidwall/gjson"
 
+	agentpkg "github.com/hookwire/hookwire/internal/agent"
 	"github.com/hookwire/hookwire/internal/hook"
 	"github.com/hookwire/hookwire/internal/install"
 	"github.com/hookwire/hookwire/internal/transport"
@@ -40,14 +41,17 @@ Environment:
 Always exits 0.`,
 		CLI:      &relayCLI{},
 		Commands: install.Commands(hooks, socketCheck),
+		// The pill shows done or failed after the command: no session end.
+		Wrap: hook.Wrap{},
 	}
 }
 
 type relayCLI struct {
-	Agent           string           `help:"The agent's pill (gemini, antigravity, codex, cursor, copilot, …); none for Claude Code."`
-	Event           string           `arg:"" optional:"" help:"The event, for agents whose payload names none (Antigravity)."`
-	Rest            []string         `arg:"" optional:"" hidden:""` // ignored, as the reference relay does
-	DecisionTimeout string           `name:"decision-timeout" placeholder:"DURATION" help:"How long to wait for an approval (default 118s; env COUCOU_DECISION_TIMEOUT)."`
+	Agent           string   `help:"The agent's pill (gemini, antigravity, codex, cursor, copilot, …); none for Claude Code."`
+	Event           string   `arg:"" optional:"" help:"The event, for agents whose payload names none (Antigravity)."`
+	Rest            []string `arg:"" optional:"" hidden:""` // ignored, as the reference relay does
+	DecisionTimeout string   `name:"decision-timeout" placeholder:"DURATION" help:"How long to wait for an approval (default 118s; env COUCOU_DECISION_TIMEOUT)."`
+	hook.Lifecycle  `embed:""`
 	Version         kong.VersionFlag `help:"Print the version."`
 }
 
@@ -69,7 +73,7 @@ func (c *relayCLI) Run(inv *hook.Invocation) error {
 	if c.Event != "" {
 		args = append([]string{c.Event}, c.Rest...)
 	}
-	inv.Event(agent, args) // for the log, and the session-end budget
+	ev := inv.Event(agent, args) // for the log, and the session-end budget
 
 	tag := ""
 	if agent != "" && agent != "claude" {
@@ -81,6 +85,14 @@ func (c *relayCLI) Run(inv *hook.Invocation) error {
 	}
 	in := inv.Stdin()
 	payload, eventArg := in.Data, c.Event
+	if ev.Agent == agentpkg.Generic && !object(payload) {
+		// A script's event, by arguments: the payload Claude Code would
+		// have sent, on a pill of its own.
+		payload = ScriptPayload(ev)
+		if agent == "" {
+			tag = ScriptAgent
+		}
+	}
 	if js := notifyJSON(append([]string{c.Event}, c.Rest...)); js != nil && !object(payload) {
 		// Codex's notify program: the JSON is the last argument.
 		payload, eventArg = js, ""

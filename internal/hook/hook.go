@@ -76,6 +76,8 @@ type Binary struct {
 	// Commands are subcommands for a person at a terminal (install,
 	// doctor, …): they print, and fail with a non-zero status.
 	Commands []Command
+	// Wrap is how `wrap` shows a wrapped command on this surface (wrap.go).
+	Wrap Wrap
 }
 
 // A Command is a subcommand for a person: its CLI's Run method takes a
@@ -118,6 +120,8 @@ type Invocation struct {
 	finishOnce sync.Once
 	// interactive is set for a person's command: no debug log line.
 	interactive bool
+	// script is the generic lifecycle's flags (Lifecycle).
+	script agent.Script
 }
 
 // Main runs the binary with the process's arguments and exits. In hook mode
@@ -223,9 +227,13 @@ func (inv *Invocation) exitNow() {
 }
 
 func (inv *Invocation) run(args []string) int {
+	if len(args) > 0 && args[0] == "wrap" {
+		return inv.wrap(args[1:]) // its own grammar: wrap.go
+	}
 	opts := []kong.Option{
 		kong.Name(inv.bin.Name),
-		kong.Description(inv.bin.Help),
+		kong.Description(inv.bin.Help + "\n\n" + strings.ReplaceAll(ScriptHelp, "<binary>", inv.bin.Name)),
+		kong.ExplicitGroups([]kong.Group{{Key: "script", Title: "From a script (no hook JSON on stdin):"}}),
 		kong.Writers(inv.stdout, inv.stderr),
 		kong.Exit(func(code int) { panic(exitRequest(code)) }),
 		kong.Vars{"version": inv.bin.Name + " " + Version},
@@ -406,6 +414,8 @@ func (inv *Invocation) Payload(agentFlag string, args []string) agent.Event {
 		Args:      args,
 		Getenv:    os.Getenv,
 		Getwd:     os.Getwd,
+		Script:    inv.script,
+		Terminal:  controllingTerminal,
 	})
 	if len(in.Data) > 0 && ev.Raw == nil && !jsonArg(args) {
 		inv.Notef("stdin: %d bytes that are not a JSON object: ignored", len(in.Data))

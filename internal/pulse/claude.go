@@ -44,15 +44,17 @@ Always exits 0; prints nothing unless in dry-run.`,
 		CLI:       &claudeCLI{},
 		DryRunEnv: []string{"NOCTALIA_PULSE_DRYRUN"},
 		Commands:  install.Commands(claudeHooks, noctaliaCheck),
+		Wrap:      hook.Wrap{EndsSession: true},
 	}
 }
 
 type claudeCLI struct {
-	Event       string           `arg:"" optional:"" help:"Pulse event (idle, turn_start, tool_start, needs_attention, turn_end, error, session_end, text)."`
-	Rest        []string         `arg:"" optional:"" hidden:""` // Codex notify appends its JSON
-	Agent       string           `help:"The agent, when its payload does not say (gemini, codex, antigravity, cursor, copilot)."`
-	NoSubagents bool             `name:"no-subagents" help:"Count the main conversation's tokens only."`
-	Version     kong.VersionFlag `help:"Print the version."`
+	Event          string   `arg:"" optional:"" help:"Pulse event (idle, turn_start, tool_start, needs_attention, turn_end, error, session_end, text)."`
+	Rest           []string `arg:"" optional:"" hidden:""` // Codex notify appends its JSON
+	Agent          string   `help:"The agent, when its payload does not say (gemini, codex, antigravity, cursor, copilot)."`
+	NoSubagents    bool     `name:"no-subagents" help:"Count the main conversation's tokens only."`
+	hook.Lifecycle `embed:""`
+	Version        kong.VersionFlag `help:"Print the version."`
 }
 
 // Kinds to Pulse events: ARCHITECTURE.md's Pulse column. Kinds absent here
@@ -131,7 +133,7 @@ func (c *claudeCLI) Run(inv *hook.Invocation) error {
 				store.Remove(n + ".ids")
 			}
 		}
-		inv.Send(Dispatch(Target(inv.Getenv), event, CSV("?", "0", "0", "0", "0", short(ev.Session))))
+		inv.Send(Dispatch(Target(inv.Getenv), event, CSV("?", "0", "0", "0", "0", slot(ev))))
 		return nil
 	}
 
@@ -151,7 +153,7 @@ func (c *claudeCLI) Run(inv *hook.Invocation) error {
 		model = "?"
 	}
 	t := s.Totals
-	payload := CSV(model, itoa(t.In), itoa(t.Out), itoa(t.CacheCreate), itoa(t.CacheRead), short(ev.Session))
+	payload := CSV(model, itoa(t.In), itoa(t.Out), itoa(t.CacheCreate), itoa(t.CacheRead), slot(ev))
 	if pid := PID(inv.Getenv); pid != "" {
 		payload += "," + pid
 	} else if s.PID > 0 {
@@ -288,6 +290,16 @@ func load(store *state.Store, name string, s *transcript.Session) {
 func short(session string) string {
 	s, _, _ := strings.Cut(session, "-")
 	return s
+}
+
+// slot is the session as the bar keys it: an agent's id shortened as the
+// reference adapter does, a script's (a CI job, a pane: "github.4711.build")
+// whole, since its first part alone would put every job in one slot.
+func slot(ev agent.Event) string {
+	if ev.Agent == agent.Generic {
+		return ev.Session
+	}
+	return short(ev.Session)
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -1,0 +1,277 @@
+package hook
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/alecthomas/kong"
+
+	"github.com/hookwire/hookwire/internal/agent"
+)
+
+// Wrap says how `wrap` shows a command's run on a binary's surface. The run
+// is an agent's turn: session start, the command line (or --name) as the
+// prompt, then turn end (exit 0), error (`exit 3 after 2m14s`, a signal) or
+// interrupted (SIGINT).
+type Wrap struct {
+	// AsTool also announces the command line as a shell tool call after the
+	// prompt, for a surface whose status line is the running tool (Coral:
+	// "Running make").
+	AsTool bool
+	// EndsSession sends session_end after the result. A surface that would
+	// lose the result with it (a queue the pane should stay in, a status
+	// line, a pill showing "done") leaves it out.
+	EndsSession bool
+}
+
+// wrapCLI is `<binary> wrap`: its own grammar, parsed only when the first
+// argument is "wrap", so that it costs a hook nothing.
+type wrapCLI struct {
+	Session string   `placeholder:"ID" help:"The session (default: $HOOKWIRE_SESSION, else the CI job, else the terminal pane, else one per run)."`
+	Name    string   `placeholder:"TEXT" help:"What the run is called on the surface (default: the command line)."`
+	Relay   bool     `hidden:"" help:"Deliver the events read on stdin, one JSON array of arguments a line (wrap's own helper)."`
+	Command []string `arg:"" optional:"" passthrough:"" help:"The command and its arguments, after --."`
+}
+
+// Elapsed measures a wrapped run. Tests replace it to get stable text.
+var Elapsed = time.Since
+
+// relayBudget bounds one delivery the relay runs, past the runtime's own
+// deadline, in case that one fails.
+const relayBudget = Budget + 2*time.Second
+
+// wrap runs `<binary> wrap …`. It returns the child's exit status; a child
+// killed by a signal is reported as the shell does, by dying of the same
+// signal where that can be done cleanly, else 128+N.
+func (inv *Invocation) wrap(args []string) int {
+	inv.interactive = true
+	inv.mu.Lock()
+	inv.watchdog.Stop() // the command may run for hours
+	inv.mu.Unlock()
+
+	var c wrapCLI
+	parser, err := kong.New(&c,
+		kong.Name(inv.bin.Name+" wrap"),
+		kong.Description("Run a command and show it on the surface as an agent's turn: started, then finished, failed or interrupted. "+
+			"The command keeps the terminal and its streams; wrap exits with its status."),
+		kong.Writers(inv.stdout, inv.stderr),
+		kong.Exit(func(code int) { panic(exitRequest(code)) }))
+	if err != nil {
+		panic(err)
+	}
+	if _, err := parser.Parse(args); err != nil {
+		fmt.Fprintf(inv.stderr, "%s wrap: %v\n", inv.bin.Name, err)
+		return 2
+	}
+	if c.Relay {
+		relay(os.Stdin)
+		return 0
+	}
+	cmdline := c.Command
+	if len(cmdline) > 0 && cmdline[0] == "--" {
+		cmdline = cmdline[1:]
+	}
+	if len(cmdline) == 0 {
+		fmt.Fprintf(inv.stderr, "%s wrap: no command (usage: %s wrap [--session ID] [--name TEXT] -- CMD ARGS…)\n", inv.bin.Name, inv.bin.Name)
+		return 2
+	}
+	path, err := exec.LookPath(cmdline[0])
+	if err != nil {
+		// As a shell says it: 127 for a command not found, 126 for one
+		// that cannot run.
+		fmt.Fprintf(inv.stderr, "%s wrap: %s: %v\n", inv.bin.Name, cmdline[0], cause(err))
+		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
+			return 127
+		}
+		return 126
+	}
+
+	cmd := &exec.Cmd{Path: path, Args: cmdline, Stdin: inv.stdin, Stdout: inv.stdout, Stderr: inv.stderr}
+	// The child's streams are our own file descriptors, passed as they
+	// are: no copying, so the bytes are the command's and a terminal stays
+	// a terminal. Signals are caught before the child starts, so that none
+	// sent in between ends us instead of reaching it.
+	signals := make(chan os.Signal, 16)
+	signal.Notify(signals, forwarded...)
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		signal.Stop(signals)
+		fmt.Fprintf(inv.stderr, "%s wrap: %s: %v\n", inv.bin.Name, cmdline[0], cause(err))
+		return 126
+	}
+
+	// Only now, beside the running child, the surface hears of it.
+	name := strings.TrimSpace(c.Name)
+	if name == "" {
+		name = quoteArgs(cmdline)
+	}
+	session := agent.ScriptSession(c.Session, os.Getenv, controllingTerminal)
+	if session == "" {
+		session = "wrap." + strconv.Itoa(cmd.Process.Pid)
+	}
+	r := startRelay()
+	cwd, _ := os.Getwd()
+	ev := func(kind agent.Kind, flags ...string) []string {
+		return append([]string{string(kind), "--session", session, "--cwd", cwd}, flags...)
+	}
+	r.send(ev(agent.SessionStart))
+	r.send(ev(agent.Prompt, "--message", name))
+	if inv.bin.Wrap.AsTool {
+		input, _ := json.Marshal(map[string]string{"command": quoteArgs(cmdline)})
+		r.send(ev(agent.ToolStart, "--tool", "Bash", "--input", string(input)))
+	}
+
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	for waiting := true; waiting; {
+		select {
+		case s := <-signals:
+			forward(cmd.Process, s)
+		case <-done:
+			waiting = false
+		}
+	}
+	signal.Stop(signals)
+
+	status, sig := exitStatus(cmd.ProcessState)
+	after := " after " + Elapsed(start).Truncate(time.Second).String()
+	switch {
+	case sig == interrupt:
+		r.send(ev(agent.Interrupted, "--message", "interrupted"+after))
+	case sig != nil:
+		r.send(ev(agent.Error, "--message", "killed by "+signalName(sig)+after))
+	case status == 0:
+		r.send(ev(agent.TurnEnd, "--message", "exit 0"+after))
+	default:
+		r.send(ev(agent.Error, "--message", "exit "+strconv.Itoa(status)+after))
+	}
+	if inv.bin.Wrap.EndsSession {
+		r.send(ev(agent.SessionEnd))
+	}
+	r.close() // the relay goes on alone: our status does not wait for a surface
+	if sig != nil {
+		dieOf(sig)
+	}
+	return status
+}
+
+// relayer feeds the relay process. A relay that did not start (or died)
+// costs the surface its events, never the command anything.
+type relayer struct {
+	w   io.WriteCloser
+	cmd *exec.Cmd
+}
+
+// startRelay starts this binary again as `wrap --relay`, detached from the
+// terminal (its own session: no ^C, no hangup reaches it) and from our
+// streams (it never prints on them), to deliver the events one after
+// another, each with the runtime's own deadline, while the command runs and
+// after wrap has exited.
+func startRelay() *relayer {
+	self, err := selfPath()
+	if err != nil {
+		return &relayer{}
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return &relayer{}
+	}
+	cmd := &exec.Cmd{Path: self, Args: []string{os.Args[0], "wrap", "--relay"}, Stdin: r}
+	detach(cmd)
+	err = cmd.Start()
+	r.Close()
+	if err != nil {
+		w.Close()
+		return &relayer{}
+	}
+	return &relayer{w: w, cmd: cmd}
+}
+
+func (r *relayer) send(args []string) {
+	if r.w == nil {
+		return
+	}
+	b, _ := json.Marshal(args)
+	if _, err := r.w.Write(append(b, '\n')); err != nil {
+		r.w.Close()
+		r.w = nil
+	}
+}
+
+func (r *relayer) close() {
+	if r.w != nil {
+		r.w.Close()
+	}
+	if r.cmd != nil {
+		r.cmd.Process.Release()
+	}
+}
+
+// relay delivers each line's event by running this binary with its
+// arguments, in order, until the input ends.
+func relay(in io.Reader) {
+	self, err := selfPath()
+	if err != nil {
+		return
+	}
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		var args []string
+		if json.Unmarshal(sc.Bytes(), &args) != nil || len(args) == 0 {
+			continue
+		}
+		cmd := &exec.Cmd{Path: self, Args: append([]string{os.Args[0]}, args...)}
+		if cmd.Start() != nil {
+			continue
+		}
+		timer := time.AfterFunc(relayBudget, func() { cmd.Process.Kill() })
+		cmd.Wait()
+		timer.Stop()
+	}
+}
+
+// selfPath is this executable. The name it was run by decides which binary
+// it is (the test binary serves them all), so that path is preferred.
+func selfPath() (string, error) {
+	if strings.ContainsRune(os.Args[0], filepath.Separator) {
+		return filepath.Abs(os.Args[0])
+	}
+	if p, err := exec.LookPath(os.Args[0]); err == nil {
+		return filepath.Abs(p)
+	}
+	return os.Executable()
+}
+
+// quoteArgs is a command line as a person would type it: arguments with
+// spaces or shell characters in single quotes.
+func quoteArgs(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		if a != "" && strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=+,@%") == "" {
+			q[i] = a
+		} else {
+			q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(q, " ")
+}
+
+// cause drops exec's "exec: "x": " prefix, which repeats the command.
+func cause(err error) error {
+	var e *exec.Error
+	if errors.As(err, &e) {
+		return e.Err
+	}
+	return err
+}

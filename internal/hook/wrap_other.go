@@ -1,0 +1,28 @@
+//go:build !unix
+
+package hook
+
+import (
+	"os"
+	"os/exec"
+	"syscall"
+)
+
+// forwarded: a console's Ctrl+C reaches every process attached to it, the
+// command included; wrap only has to survive it.
+var forwarded = []os.Signal{os.Interrupt}
+
+var interrupt os.Signal = nil
+
+func forward(*os.Process, os.Signal) {}
+
+func exitStatus(ps *os.ProcessState) (int, os.Signal) { return ps.ExitCode(), nil }
+
+func signalName(s os.Signal) string { return s.String() }
+
+func dieOf(os.Signal) {}
+
+// detach keeps Ctrl+C away from the relay.
+func detach(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: syscall.CREATE_NEW_PROCESS_GROUP | 0x08000000} // CREATE_NO_WINDOW
+}

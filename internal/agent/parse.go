@@ -77,7 +77,9 @@ func Parse(in Input) Event {
 			ev.Cwd = wd
 		}
 	}
-	if ev.Agent == Generic {
+	if _, known := dialects[ev.Agent]; payload == nil && (ev.Agent == Generic || !known) {
+		// Arguments alone: a script, which may name itself with --agent.
+		ev.Script = true
 		script(&ev, in)
 	}
 	if ev.Session == "" && ev.Agent == Aider && ev.Cwd != "" {

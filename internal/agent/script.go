@@ -127,6 +127,16 @@ func field(s string, sep byte, n int) string {
 	return s
 }
 
+// ScriptVars are the environment variables ScriptSession reads: a test
+// clears them, so that the CI it runs in does not name its sessions.
+func ScriptVars() []string {
+	vars := []string{EnvSession}
+	for _, row := range append(ciJobs[:len(ciJobs):len(ciJobs)], terminals...) {
+		vars = append(vars, row.vars...)
+	}
+	return vars
+}
+
 // script fills a generic event from the flags: what the script says goes
 // where the kind puts it, as an agent's payload would have it.
 func script(ev *Event, in Input) {

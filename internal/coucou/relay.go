@@ -10,7 +10,6 @@ import (
 	"github.com/alecthomas/kong"
 	"github.com/tidwall/gjson"
 
-	agentpkg "github.com/hookwire/hookwire/internal/agent"
 	"github.com/hookwire/hookwire/internal/hook"
 	"github.com/hookwire/hookwire/internal/install"
 	"github.com/hookwire/hookwire/internal/transport"
@@ -85,7 +84,7 @@ func (c *relayCLI) Run(inv *hook.Invocation) error {
 	}
 	in := inv.Stdin()
 	payload, eventArg := in.Data, c.Event
-	if ev.Agent == agentpkg.Generic && !object(payload) {
+	if ev.Script && !object(payload) {
 		// A script's event, by arguments: the payload Claude Code would
 		// have sent, on a pill of its own.
 		payload = ScriptPayload(ev)

@@ -296,7 +296,7 @@ func short(session string) string {
 // reference adapter does, a script's (a CI job, a pane: "github.4711.build")
 // whole, since its first part alone would put every job in one slot.
 func slot(ev agent.Event) string {
-	if ev.Agent == agent.Generic {
+	if ev.Script {
 		return ev.Session
 	}
 	return short(ev.Session)

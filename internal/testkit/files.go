@@ -1,6 +1,7 @@
 package testkit
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -70,4 +71,28 @@ func cmdSleep(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("sleep: %v", err)
 	}
 	time.Sleep(d)
+}
+
+// cmdLines: lines FILE N waits (up to 5 s) until FILE holds N lines, then
+// checks it holds exactly N: for what a detached process writes (wrap's
+// relay, a fake noctalia it runs) after the command under test has exited.
+func cmdLines(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: lines FILE N")
+	}
+	want, err := strconv.Atoi(args[1])
+	if err != nil {
+		ts.Fatalf("lines: %v", err)
+	}
+	count := func() int {
+		b, _ := os.ReadFile(ts.MkAbs(args[0]))
+		return bytes.Count(b, []byte("\n"))
+	}
+	for deadline := time.Now().Add(5 * time.Second); count() < want && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond) // a straggler would show up now
+	if n := count(); n != want {
+		ts.Fatalf("%s has %d lines, want %d", args[0], n, want)
+	}
 }

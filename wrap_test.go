@@ -225,11 +225,18 @@ func BenchmarkWrap(b *testing.B) {
 		env  []string
 	}{
 		{"true", []string{"/bin/true"}, env},
+		{"binary-start", []string{filepath.Join(bin, "nb-hook"), "--version"}, env},
 		{"wrap-true/absent", append(wrap, "/bin/true"), env},
 		{"wrap-true/hanging", append(wrap, "/bin/true"), hanging},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			spawn(b, exec.Command(c.argv[0], c.argv[1:]...), nil, c.env)
+			cmd := exec.Command(c.argv[0], c.argv[1:]...)
+			if c.name == "binary-start" {
+				cmd.Stdout = io.Discard // spawn wants a silent command
+				spawnQuiet(b, cmd, c.env)
+				return
+			}
+			spawn(b, cmd, nil, c.env)
 		})
 	}
 	for _, c := range []struct {
@@ -268,4 +275,22 @@ func BenchmarkWrap(b *testing.B) {
 			b.ReportMetric(0, "ns/op")
 		})
 	}
+}
+
+// spawnQuiet is spawn for a command that prints.
+func spawnQuiet(b *testing.B, proto *exec.Cmd, env []string) {
+	times := make([]time.Duration, 0, b.N)
+	for b.Loop() {
+		cmd := exec.Command(proto.Path, proto.Args[1:]...)
+		cmd.Env = env
+		start := time.Now()
+		if err := cmd.Run(); err != nil {
+			b.Fatal(err)
+		}
+		times = append(times, time.Since(start))
+	}
+	slices.Sort(times)
+	b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(times[int(0.95*float64(len(times)-1))].Microseconds())/1000, "p95-ms")
+	b.ReportMetric(0, "ns/op")
 }

@@ -74,12 +74,17 @@ func (inv *Invocation) wrap(args []string) int {
 		return 2
 	}
 	if c.Relay {
+		background()
 		relay(os.Stdin)
 		return 0
 	}
 	cmdline := c.Command
 	if len(cmdline) > 0 && cmdline[0] == "--" {
 		cmdline = cmdline[1:]
+	} else if len(cmdline) > 0 && strings.HasPrefix(cmdline[0], "-") {
+		// The passthrough took a mistyped flag for the command.
+		fmt.Fprintf(inv.stderr, "%s wrap: unknown flag %s (a command that starts with - goes after --)\n", inv.bin.Name, cmdline[0])
+		return 2
 	}
 	if len(cmdline) == 0 {
 		fmt.Fprintf(inv.stderr, "%s wrap: no command (usage: %s wrap [--session ID] [--name TEXT] -- CMD ARGS…)\n", inv.bin.Name, inv.bin.Name)
@@ -119,17 +124,22 @@ func (inv *Invocation) wrap(args []string) int {
 	if session == "" {
 		session = "wrap." + strconv.Itoa(cmd.Process.Pid)
 	}
-	r := startRelay()
 	cwd, _ := os.Getwd()
 	ev := func(kind agent.Kind, flags ...string) []string {
 		return append([]string{string(kind), "--session", session, "--cwd", cwd}, flags...)
 	}
-	r.send(ev(agent.SessionStart))
-	r.send(ev(agent.Prompt, "--message", name))
-	if inv.bin.Wrap.AsTool {
-		input, _ := json.Marshal(map[string]string{"command": quoteArgs(cmdline)})
-		r.send(ev(agent.ToolStart, "--tool", "Bash", "--input", string(input)))
-	}
+	// The relay starts beside the child, not in front of our wait for it.
+	relayed := make(chan *relayer, 1)
+	go func() {
+		r := startRelay()
+		r.send(ev(agent.SessionStart))
+		r.send(ev(agent.Prompt, "--message", name))
+		if inv.bin.Wrap.AsTool {
+			input, _ := json.Marshal(map[string]string{"command": quoteArgs(cmdline)})
+			r.send(ev(agent.ToolStart, "--tool", "Bash", "--input", string(input)))
+		}
+		relayed <- r
+	}()
 
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -144,6 +154,7 @@ func (inv *Invocation) wrap(args []string) int {
 	signal.Stop(signals)
 
 	status, sig := exitStatus(cmd.ProcessState)
+	r := <-relayed
 	after := " after " + Elapsed(start).Truncate(time.Second).String()
 	switch {
 	case sig == interrupt:

@@ -22,6 +22,8 @@ func signalName(s os.Signal) string { return s.String() }
 
 func dieOf(os.Signal) {}
 
+func background() {}
+
 // detach keeps Ctrl+C away from the relay.
 func detach(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: syscall.CREATE_NEW_PROCESS_GROUP | 0x08000000} // CREATE_NO_WINDOW

@@ -81,6 +81,10 @@ func dieOf(s os.Signal) {
 	time.Sleep(100 * time.Millisecond) // it arrives; if not, exit 128+N
 }
 
+// background lowers the relay's priority, and its deliveries' (they
+// inherit it): on a busy machine the command comes first.
+func background() { unix.Setpriority(unix.PRIO_PROCESS, 0, 10) }
+
 // detach puts the relay in a session of its own: no terminal signals, no
 // hangup, and no process group a job-control shell would stop.
 func detach(cmd *exec.Cmd) {

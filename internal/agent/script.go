@@ -9,7 +9,7 @@ import (
 
 // Script is what a shell script or CI job says with flags, the generic
 // dialect's fields: the event itself is the positional argument, a canonical
-// kind (turn_end, error, …). Every binary takes the same flags (hook.Lifecycle).
+// kind (turn_end, error, …). Every binary takes the same flags (internal/hook, lifecycle.go).
 type Script struct {
 	Session string // --session
 	Message string // --message: the prompt, the result, the notification or the error

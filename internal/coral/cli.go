@@ -59,9 +59,8 @@ type pulseCLI struct {
 }
 
 type hookCmd struct {
-	Agent          string   `help:"The agent, when its payload does not say (gemini, codex, antigravity, cursor, copilot)."`
-	Args           []string `arg:"" optional:"" name:"event" help:"The hook's event name, for agents whose payload has none (Antigravity); Codex notify appends its JSON."`
-	hook.Lifecycle `embed:""`
+	Agent string   `help:"The agent, when its payload does not say (gemini, codex, antigravity, cursor, copilot)."`
+	Args  []string `arg:"" optional:"" name:"event" help:"The hook's event name, for agents whose payload has none (Antigravity); Codex notify appends its JSON."`
 }
 
 // maxConfidences bounds the confidence events posted for one message.

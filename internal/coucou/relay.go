@@ -46,11 +46,10 @@ Always exits 0.`,
 }
 
 type relayCLI struct {
-	Agent           string   `help:"The agent's pill (gemini, antigravity, codex, cursor, copilot, …); none for Claude Code."`
-	Event           string   `arg:"" optional:"" help:"The event, for agents whose payload names none (Antigravity)."`
-	Rest            []string `arg:"" optional:"" hidden:""` // ignored, as the reference relay does
-	DecisionTimeout string   `name:"decision-timeout" placeholder:"DURATION" help:"How long to wait for an approval (default 118s; env COUCOU_DECISION_TIMEOUT)."`
-	hook.Lifecycle  `embed:""`
+	Agent           string           `help:"The agent's pill (gemini, antigravity, codex, cursor, copilot, …); none for Claude Code."`
+	Event           string           `arg:"" optional:"" help:"The event, for agents whose payload names none (Antigravity)."`
+	Rest            []string         `arg:"" optional:"" hidden:""` // ignored, as the reference relay does
+	DecisionTimeout string           `name:"decision-timeout" placeholder:"DURATION" help:"How long to wait for an approval (default 118s; env COUCOU_DECISION_TIMEOUT)."`
 	Version         kong.VersionFlag `help:"Print the version."`
 }
 

@@ -120,7 +120,7 @@ type Invocation struct {
 	finishOnce sync.Once
 	// interactive is set for a person's command: no debug log line.
 	interactive bool
-	// script is the generic lifecycle's flags (Lifecycle).
+	// script is the generic lifecycle's flags (lifecycle.go).
 	script agent.Script
 }
 
@@ -230,10 +230,10 @@ func (inv *Invocation) run(args []string) int {
 	if len(args) > 0 && args[0] == "wrap" {
 		return inv.wrap(args[1:]) // its own grammar: wrap.go
 	}
+	args, inv.script = splitScript(args)
 	opts := []kong.Option{
 		kong.Name(inv.bin.Name),
 		kong.Description(inv.bin.Help + "\n\n" + strings.ReplaceAll(ScriptHelp, "<binary>", inv.bin.Name)),
-		kong.ExplicitGroups([]kong.Group{{Key: "script", Title: "From a script (no hook JSON on stdin):"}}),
 		kong.Writers(inv.stdout, inv.stderr),
 		kong.Exit(func(code int) { panic(exitRequest(code)) }),
 		kong.Vars{"version": inv.bin.Name + " " + Version},

@@ -49,12 +49,11 @@ Always exits 0; prints nothing unless in dry-run.`,
 }
 
 type claudeCLI struct {
-	Event          string   `arg:"" optional:"" help:"Pulse event (idle, turn_start, tool_start, needs_attention, turn_end, error, session_end, text)."`
-	Rest           []string `arg:"" optional:"" hidden:""` // Codex notify appends its JSON
-	Agent          string   `help:"The agent, when its payload does not say (gemini, codex, antigravity, cursor, copilot)."`
-	NoSubagents    bool     `name:"no-subagents" help:"Count the main conversation's tokens only."`
-	hook.Lifecycle `embed:""`
-	Version        kong.VersionFlag `help:"Print the version."`
+	Event       string           `arg:"" optional:"" help:"Pulse event (idle, turn_start, tool_start, needs_attention, turn_end, error, session_end, text)."`
+	Rest        []string         `arg:"" optional:"" hidden:""` // Codex notify appends its JSON
+	Agent       string           `help:"The agent, when its payload does not say (gemini, codex, antigravity, cursor, copilot)."`
+	NoSubagents bool             `name:"no-subagents" help:"Count the main conversation's tokens only."`
+	Version     kong.VersionFlag `help:"Print the version."`
 }
 
 // Kinds to Pulse events: ARCHITECTURE.md's Pulse column. Kinds absent here

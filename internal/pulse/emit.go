@@ -44,15 +44,11 @@ type emitCLI struct {
 	CacheRead   string   `arg:"" optional:"" name:"cache-read" help:"Cache-read tokens, lifetime total."`
 	Rest        []string `arg:"" optional:"" hidden:""` // ignored, as the reference emitter does
 
-	// The generic lifecycle: any of its flags switches from the reference
-	// form to it (see Run).
-	hook.Lifecycle `embed:""`
-
 	Version kong.VersionFlag `help:"Print the version."`
 }
 
 func (c *emitCLI) Run(inv *hook.Invocation) error {
-	if c.Lifecycle != (hook.Lifecycle{}) {
+	if inv.Scripted() {
 		return c.generic(inv)
 	}
 	event := or(c.Event, "idle")

@@ -56,11 +56,10 @@ permission hook, which fails closed without JSON).`,
 }
 
 type hookCLI struct {
-	Args           []string `arg:"" optional:"" help:"The event name, when the payload names none (Antigravity). Codex's notify program appends its JSON here."`
-	Agent          string   `help:"The agent, when its payload does not say (gemini, codex, antigravity, cursor, copilot)."`
-	AllowRemote    bool     `name:"allow-remote" help:"Send to a Trail Boss URL whose host is not this machine."`
-	hook.Lifecycle `embed:""`
-	Version        kong.VersionFlag `help:"Print the version."`
+	Args        []string         `arg:"" optional:"" help:"The event name, when the payload names none (Antigravity). Codex's notify program appends its JSON here."`
+	Agent       string           `help:"The agent, when its payload does not say (gemini, codex, antigravity, cursor, copilot)."`
+	AllowRemote bool             `name:"allow-remote" help:"Send to a Trail Boss URL whose host is not this machine."`
+	Version     kong.VersionFlag `help:"Print the version."`
 }
 
 // Time limits inside the runtime's deadline.

@@ -58,15 +58,14 @@ Always exits 0 and prints nothing unless in dry-run.`,
 }
 
 type notifyCLI struct {
-	Event          string   `arg:"" optional:"" help:"The agent's event name, when its payload has none (Antigravity), or a VPet event (run.completed, …) from a script."`
-	Rest           []string `arg:"" optional:"" hidden:""` // Codex notify appends its JSON
-	Agent          string   `help:"The agent, when its payload does not say (gemini, codex, antigravity, cursor, copilot, or any name: opencode, …)."`
-	Source         string   `help:"The envelope's source (default: the agent's name, e.g. claude-code)."`
-	Socket         string   `help:"VPet's notify socket (default: VPET_NOTIFY_SOCKET, else VPet's own place)." placeholder:"PATH"`
-	TokenFile      string   `name:"token-file" help:"The token file (default: VPET_NOTIFY_TOKEN_FILE, else notify.token beside the socket)." placeholder:"PATH"`
-	Events         string   `help:"Events to send: a list of names (only those), or -name to switch one off (--events=-tool.*); run.* and tool.* name a family. Default: VPET_NOTIFY_EVENTS, else all." placeholder:"LIST"`
-	hook.Lifecycle `embed:""`
-	Version        kong.VersionFlag `help:"Print the version."`
+	Event     string           `arg:"" optional:"" help:"The agent's event name, when its payload has none (Antigravity), or a VPet event (run.completed, …) from a script."`
+	Rest      []string         `arg:"" optional:"" hidden:""` // Codex notify appends its JSON
+	Agent     string           `help:"The agent, when its payload does not say (gemini, codex, antigravity, cursor, copilot, or any name: opencode, …)."`
+	Source    string           `help:"The envelope's source (default: the agent's name, e.g. claude-code)."`
+	Socket    string           `help:"VPet's notify socket (default: VPET_NOTIFY_SOCKET, else VPet's own place)." placeholder:"PATH"`
+	TokenFile string           `name:"token-file" help:"The token file (default: VPET_NOTIFY_TOKEN_FILE, else notify.token beside the socket)." placeholder:"PATH"`
+	Events    string           `help:"Events to send: a list of names (only those), or -name to switch one off (--events=-tool.*); run.* and tool.* name a family. Default: VPET_NOTIFY_EVENTS, else all." placeholder:"LIST"`
+	Version   kong.VersionFlag `help:"Print the version."`
 }
 
 // Budgets inside the runtime's deadline.

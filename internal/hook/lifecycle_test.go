@@ -31,3 +31,29 @@ func TestSplitScript(t *testing.T) {
 		}
 	}
 }
+
+// TestParseWrap: wrap's own flags before the command, the command's after
+// it (or after "--"); anything else goes to kong for its explanation.
+func TestParseWrap(t *testing.T) {
+	cases := []struct {
+		args []string
+		want wrapCLI
+		ok   bool
+	}{
+		{[]string{"--session=b1", "--name", "Build it", "--", "make", "--name", "x"},
+			wrapCLI{Session: "b1", Name: "Build it", Command: []string{"make", "--name", "x"}}, true},
+		{[]string{"make", "-j8", "--session", "x"}, wrapCLI{Command: []string{"make", "-j8", "--session", "x"}}, true},
+		{[]string{"--", "-weird"}, wrapCLI{Command: []string{"-weird"}}, true},
+		{[]string{"--relay"}, wrapCLI{Relay: true}, true},
+		{[]string{}, wrapCLI{}, true},
+		{[]string{"--sesion", "x", "--", "make"}, wrapCLI{}, false},
+		{[]string{"--name"}, wrapCLI{}, false},
+		{[]string{"-h"}, wrapCLI{}, false},
+	}
+	for _, tc := range cases {
+		got, ok := parseWrap(tc.args)
+		if ok != tc.ok || ok && !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("parseWrap(%q) = %+v, %v; want %+v, %v", tc.args, got, ok, tc.want, tc.ok)
+		}
+	}
+}

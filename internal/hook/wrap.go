@@ -59,19 +59,10 @@ func (inv *Invocation) wrap(args []string) int {
 	inv.watchdog.Stop() // the command may run for hours
 	inv.mu.Unlock()
 
-	var c wrapCLI
-	parser, err := kong.New(&c,
-		kong.Name(inv.bin.Name+" wrap"),
-		kong.Description("Run a command and show it on the surface as an agent's turn: started, then finished, failed or interrupted. "+
-			"The command keeps the terminal and its streams; wrap exits with its status."),
-		kong.Writers(inv.stdout, inv.stderr),
-		kong.Exit(func(code int) { panic(exitRequest(code)) }))
-	if err != nil {
-		panic(err)
-	}
-	if _, err := parser.Parse(args); err != nil {
-		fmt.Fprintf(inv.stderr, "%s wrap: %v\n", inv.bin.Name, err)
-		return 2
+	c, ok := parseWrap(args)
+	if !ok {
+		// Help, or a mistake: kong's words for it.
+		return inv.wrapUsage(args)
 	}
 	if c.Relay {
 		background()
@@ -79,17 +70,11 @@ func (inv *Invocation) wrap(args []string) int {
 		return 0
 	}
 	cmdline := c.Command
-	if len(cmdline) > 0 && cmdline[0] == "--" {
-		cmdline = cmdline[1:]
-	} else if len(cmdline) > 0 && strings.HasPrefix(cmdline[0], "-") {
-		// The passthrough took a mistyped flag for the command.
-		fmt.Fprintf(inv.stderr, "%s wrap: unknown flag %s (a command that starts with - goes after --)\n", inv.bin.Name, cmdline[0])
-		return 2
-	}
 	if len(cmdline) == 0 {
 		fmt.Fprintf(inv.stderr, "%s wrap: no command (usage: %s wrap [--session ID] [--name TEXT] -- CMD ARGS…)\n", inv.bin.Name, inv.bin.Name)
 		return 2
 	}
+
 	path, err := exec.LookPath(cmdline[0])
 	if err != nil {
 		// As a shell says it: 127 for a command not found, 126 for one
@@ -174,6 +159,70 @@ func (inv *Invocation) wrap(args []string) int {
 		dieOf(sig)
 	}
 	return status
+}
+
+// parseWrap reads wrap's arguments by hand: kong's model of them costs
+// 0.2 ms, and it would be paid before the command starts. ok is false for a
+// request for help or an argument it does not know, which wrapUsage
+// explains.
+func parseWrap(args []string) (c wrapCLI, ok bool) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, value, inline := strings.Cut(a, "=")
+		var dst *string
+		switch {
+		case a == "--":
+			c.Command = args[i+1:]
+			return c, true
+		case a == "--relay":
+			c.Relay = true
+			continue
+		case name == "--session":
+			dst = &c.Session
+		case name == "--name":
+			dst = &c.Name
+		case strings.HasPrefix(a, "-"):
+			return c, false
+		default:
+			c.Command = args[i:] // flags after the command word are its own
+			return c, true
+		}
+		if !inline {
+			if i+1 == len(args) {
+				return c, false
+			}
+			i++
+			value = args[i]
+		}
+		*dst = value
+	}
+	return c, true
+}
+
+// wrapUsage answers --help, or says what is wrong with the arguments, in
+// kong's words; a command word that starts with "-" must follow "--".
+func (inv *Invocation) wrapUsage(args []string) int {
+	var c wrapCLI
+	parser, err := kong.New(&c,
+		kong.Name(inv.bin.Name+" wrap"),
+		kong.Description("Run a command and show it on the surface as an agent's turn: started, then finished, failed or interrupted. "+
+			"The command keeps the terminal and its streams; wrap exits with its status."),
+		kong.Writers(inv.stdout, inv.stderr),
+		kong.Exit(func(code int) { panic(exitRequest(code)) }))
+	if err != nil {
+		panic(err)
+	}
+	if _, err := parser.Parse(args); err != nil {
+		fmt.Fprintf(inv.stderr, "%s wrap: %v\n", inv.bin.Name, err)
+		return 2
+	}
+	if len(c.Command) > 0 && c.Command[0] != "--" && strings.HasPrefix(c.Command[0], "-") {
+		// kong's passthrough took a mistyped flag for the command.
+		fmt.Fprintf(inv.stderr, "%s wrap: unknown flag %s (a command that starts with - goes after --)\n", inv.bin.Name, c.Command[0])
+		return 2
+	}
+	fmt.Fprintf(inv.stderr, "%s wrap: %q: not understood (see %s wrap --help)\n", inv.bin.Name, args, inv.bin.Name)
+	return 2
 }
 
 // relayer feeds the relay process. A relay that did not start (or died)

@@ -64,6 +64,9 @@ func splitScript(args []string) (rest []string, s agent.Script) {
 // Scripted reports whether any of the generic lifecycle's flags was given.
 func (inv *Invocation) Scripted() bool { return inv.script != agent.Script{} }
 
+// ScriptFlags are the generic lifecycle's flags as given.
+func (inv *Invocation) ScriptFlags() agent.Script { return inv.script }
+
 // controllingTerminal names the terminal on stdin, stdout or stderr, "" when
 // none is one: the last way to tell one script's session from another's.
 func controllingTerminal() string {

@@ -86,7 +86,10 @@ func (inv *Invocation) wrap(args []string) int {
 		return 126
 	}
 
-	cmd := &exec.Cmd{Path: path, Args: cmdline, Stdin: inv.stdin, Stdout: inv.stdout, Stderr: inv.stderr}
+	cmd := &exec.Cmd{Path: path, Args: cmdline, Stdout: inv.stdout, Stderr: inv.stderr}
+	if inv.stdin != nil {
+		cmd.Stdin = inv.stdin
+	}
 	// The child's streams are our own file descriptors, passed as they
 	// are: no copying, so the bytes are the command's and a terminal stays
 	// a terminal. Signals are caught before the child starts, so that none

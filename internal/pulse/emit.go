@@ -85,10 +85,14 @@ func (c *emitCLI) Run(inv *hook.Invocation) error {
 // a session. A canonical kind is mapped as pulse-claude maps it; a Pulse
 // event is sent as it is.
 func (c *emitCLI) generic(inv *hook.Invocation) error {
-	if c.Session == "" && c.Model+c.In+c.Out+c.CacheCreate+c.CacheRead != "" {
-		inv.Notef("token figures need the positional form (pulse-emit EVENT SESSION MODEL …): ignored")
+	if c.Model+c.In+c.Out+c.CacheCreate+c.CacheRead != "" {
+		inv.Notef("token figures are for the positional form (pulse-emit EVENT SESSION MODEL …), without the script flags: ignored")
 	}
 	ev := inv.Event("", []string{or(c.Event, "idle")})
+	if c.Session != "" && c.Session != "-" && inv.ScriptFlags().Session == "" {
+		ev.Session = c.Session // a positional session is as explicit as --session
+		inv.Observe(ev)
+	}
 	event := c.Event
 	if !Vocabulary[event] {
 		event = pulseEvents[ev.Kind]

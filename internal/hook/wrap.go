@@ -145,7 +145,7 @@ func (inv *Invocation) wrap(args []string) int {
 	r := <-relayed
 	after := " after " + Elapsed(start).Truncate(time.Second).String()
 	switch {
-	case sig == interrupt:
+	case sig != nil && sig == interrupt:
 		r.send(ev(agent.Interrupted, "--message", "interrupted"+after))
 	case sig != nil:
 		r.send(ev(agent.Error, "--message", "killed by "+signalName(sig)+after))

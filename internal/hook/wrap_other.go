@@ -12,7 +12,7 @@ import (
 // command included; wrap only has to survive it.
 var forwarded = []os.Signal{os.Interrupt}
 
-var interrupt os.Signal = nil
+var interrupt os.Signal // no signal ends a Windows process: never set
 
 func forward(*os.Process, os.Signal) {}
 

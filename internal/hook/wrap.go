@@ -143,17 +143,8 @@ func (inv *Invocation) wrap(args []string) int {
 
 	status, sig := exitStatus(cmd.ProcessState)
 	r := <-relayed
-	after := " after " + Elapsed(start).Truncate(time.Second).String()
-	switch {
-	case sig != nil && sig == interrupt:
-		r.send(ev(agent.Interrupted, "--message", "interrupted"+after))
-	case sig != nil:
-		r.send(ev(agent.Error, "--message", "killed by "+signalName(sig)+after))
-	case status == 0:
-		r.send(ev(agent.TurnEnd, "--message", "exit 0"+after))
-	default:
-		r.send(ev(agent.Error, "--message", "exit "+strconv.Itoa(status)+after))
-	}
+	kind, message := outcome(status, sig, interrupt, Elapsed(start))
+	r.send(ev(kind, "--message", message))
 	if inv.bin.Wrap.EndsSession {
 		r.send(ev(agent.SessionEnd))
 	}
@@ -226,6 +217,22 @@ func (inv *Invocation) wrapUsage(args []string) int {
 	}
 	fmt.Fprintf(inv.stderr, "%s wrap: %q: not understood (see %s wrap --help)\n", inv.bin.Name, args, inv.bin.Name)
 	return 2
+}
+
+// outcome is how a run ended, as the kind of an agent's turn's end and its
+// words: finished, failed (a status, a signal) or interrupted (the signal
+// of ^C, interrupt; nil where there is none).
+func outcome(status int, sig, interrupt os.Signal, d time.Duration) (agent.Kind, string) {
+	after := " after " + d.Truncate(time.Second).String()
+	switch {
+	case sig != nil && sig == interrupt:
+		return agent.Interrupted, "interrupted" + after
+	case sig != nil:
+		return agent.Error, "killed by " + signalName(sig) + after
+	case status == 0:
+		return agent.TurnEnd, "exit 0" + after
+	}
+	return agent.Error, "exit " + strconv.Itoa(status) + after
 }
 
 // relayer feeds the relay process. A relay that did not start (or died)

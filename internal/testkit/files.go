@@ -73,12 +73,17 @@ func cmdSleep(ts *testscript.TestScript, neg bool, args []string) {
 	time.Sleep(d)
 }
 
-// cmdLines: lines FILE N waits (up to 5 s) until FILE holds N lines, then
-// checks it holds exactly N: for what a detached process writes (wrap's
-// relay, a fake noctalia it runs) after the command under test has exited.
-func cmdLines(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 2 {
-		ts.Fatalf("usage: lines FILE N")
+// cmdCount: count FILE N [TEXT] waits (up to 5 s) until FILE holds N lines
+// (or N times TEXT), then checks it holds exactly N: for what a detached
+// process writes (wrap's relay, a fake noctalia it runs) after the command
+// under test has exited.
+func cmdCount(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 || len(args) > 3 {
+		ts.Fatalf("usage: count FILE N [TEXT]")
+	}
+	sep := []byte("\n")
+	if len(args) == 3 {
+		sep = []byte(args[2])
 	}
 	want, err := strconv.Atoi(args[1])
 	if err != nil {
@@ -86,13 +91,13 @@ func cmdLines(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	count := func() int {
 		b, _ := os.ReadFile(ts.MkAbs(args[0]))
-		return bytes.Count(b, []byte("\n"))
+		return bytes.Count(b, sep)
 	}
 	for deadline := time.Now().Add(5 * time.Second); count() < want && time.Now().Before(deadline); {
 		time.Sleep(20 * time.Millisecond)
 	}
 	time.Sleep(50 * time.Millisecond) // a straggler would show up now
 	if n := count(); n != want {
-		ts.Fatalf("%s has %d lines, want %d", args[0], n, want)
+		ts.Fatalf("%s holds %d times %q, want %d", args[0], n, sep, want)
 	}
 }

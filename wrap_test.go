@@ -272,3 +272,56 @@ func BenchmarkWrap(b *testing.B) {
 		})
 	}
 }
+
+// TestWrapControlC: ^C in a terminal reaches the whole foreground group, the
+// command and wrap alike. wrap does not send it a second time, survives it
+// to tell the surface the run was interrupted, and then dies of it as the
+// command did, so that the shell sees a ^C.
+func TestWrapControlC(t *testing.T) {
+	t.Parallel()
+	bin, err := testkit.BuildSuite(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	ptmx, tty := openPTYPair(t)
+	// cat, not a shell: a shell that has not forked its command yet when
+	// ^C comes defers the signal, waits for the command, and goes on.
+	cmd := exec.Command(filepath.Join(bin, "nb-hook"), "wrap", "--session", "c1", "--", "/bin/cat")
+	cmd.Env = append(append(baseEnv(dir), "PATH=/usr/bin:/bin", "PULSE_LOG="+filepath.Join(dir, "debug.log")), coucouTarget(t, dir, "ok")...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	tty.Close()
+	// The line, echoed by the terminal, then again by cat: it is reading.
+	ptmx.Write([]byte("ready\n"))
+	r := bufio.NewReader(ptmx)
+	for _, want := range []string{"ready\r\n", "ready\r\n"} {
+		if line, _ := r.ReadString('\n'); line != want {
+			t.Fatalf("got %q, want %q", line, want)
+		}
+	}
+	ptmx.Write([]byte{3}) // ^C
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("^C did not end the run")
+	}
+	if ws := cmd.ProcessState.Sys().(syscall.WaitStatus); !ws.Signaled() || ws.Signal() != syscall.SIGINT {
+		t.Errorf("wrap ended with %v, want death by SIGINT", cmd.ProcessState)
+	}
+	got := filepath.Join(dir, "coucou.got")
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if b, _ := os.ReadFile(got); bytes.Contains(b, []byte(`"last_assistant_message":"interrupted after`)) {
+			return
+		}
+	}
+	b, _ := os.ReadFile(got)
+	log, _ := os.ReadFile(filepath.Join(dir, "debug.log"))
+	t.Errorf("the app was not told of the interruption; it got:\n%s\nlog:\n%s", b, log)
+}

@@ -240,6 +240,12 @@ func outcome(status int, sig, interrupt os.Signal, d time.Duration) (agent.Kind,
 type relayer struct {
 	w   io.WriteCloser
 	cmd *exec.Cmd
+	// sent is every event so far, for a second relay: until the first has
+	// left our process group, a ^C reaches it too, and kills it before it
+	// reads anything (one run in about fifteen, under load, in
+	// TestWrapControlC).
+	sent      [][]string
+	restarted bool
 }
 
 // startRelay starts this binary again as `wrap --relay`, detached from the
@@ -268,14 +274,35 @@ func startRelay() *relayer {
 }
 
 func (r *relayer) send(args []string) {
-	if r.w == nil {
+	r.sent = append(r.sent, args)
+	if r.write(args) || r.restarted {
 		return
+	}
+	// The relay is gone (the pipe is broken): start another, once, and
+	// give it everything.
+	r.close()
+	next := startRelay()
+	next.sent, next.restarted = r.sent, true
+	*r = *next
+	for _, a := range r.sent {
+		if !r.write(a) {
+			return
+		}
+	}
+}
+
+// write sends one event line, and reports whether the relay took it.
+func (r *relayer) write(args []string) bool {
+	if r.w == nil {
+		return false
 	}
 	b, _ := json.Marshal(args)
 	if _, err := r.w.Write(append(b, '\n')); err != nil {
 		r.w.Close()
 		r.w = nil
+		return false
 	}
+	return true
 }
 
 func (r *relayer) close() {

@@ -325,3 +325,38 @@ func TestWrapControlC(t *testing.T) {
 	log, _ := os.ReadFile(filepath.Join(dir, "debug.log"))
 	t.Errorf("the app was not told of the interruption; it got:\n%s\nlog:\n%s", b, log)
 }
+
+// TestWrapLongCommandLine: a command line of 500 KiB still reaches the
+// surface, clipped: the relay's events carry it in one argument, which
+// Linux caps at 128 KiB.
+func TestWrapLongCommandLine(t *testing.T) {
+	t.Parallel()
+	bin, err := testkit.BuildSuite(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	argv := []string{filepath.Join(bin, "nb-hook"), "wrap", "--session", "l1", "--", "/bin/true"}
+	for range 10 {
+		argv = append(argv, strings.Repeat("x", 50<<10))
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(append(baseEnv(dir), "PATH=/usr/bin:/bin"), coucouTarget(t, dir, "ok")...)
+	if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
+		t.Fatalf("%v: %q", err, out)
+	}
+	got := filepath.Join(dir, "coucou.got")
+	var b []byte
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if b, _ = os.ReadFile(got); bytes.Count(b, []byte("\n")) >= 3 {
+			break
+		}
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 3 || !strings.Contains(lines[1], `"hook_event_name":"UserPromptSubmit"`) {
+		t.Fatalf("got %d lines:\n%.300s", len(lines), b)
+	}
+	if n := len(lines[1]); n > 4400 || !strings.Contains(lines[1], `xxx…`) {
+		t.Errorf("the prompt line is %d bytes, want it clipped near 4 KiB with an ellipsis", n)
+	}
+}

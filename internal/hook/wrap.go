@@ -17,6 +17,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/hookwire/hookwire/internal/agent"
+	"github.com/hookwire/hookwire/internal/text"
 )
 
 // Wrap says how `wrap` shows a command's run on a binary's surface. The run
@@ -45,6 +46,9 @@ type wrapCLI struct {
 
 // Elapsed measures a wrapped run. Tests replace it to get stable text.
 var Elapsed = time.Since
+
+// maxShown bounds the command line and the name passed on to the surface.
+const maxShown = 4096
 
 // relayBudget bounds one delivery the relay runs, past the runtime's own
 // deadline, in case that one fails.
@@ -104,9 +108,12 @@ func (inv *Invocation) wrap(args []string) int {
 	}
 
 	// Only now, beside the running child, the surface hears of it.
-	name := strings.TrimSpace(c.Name)
+	// Surfaces show a line or two of it; the events' own argv must stay
+	// far below the system's limit, whatever the command line's length.
+	line := text.ClipBytes(quoteArgs(cmdline), maxShown)
+	name := text.ClipBytes(strings.TrimSpace(c.Name), maxShown)
 	if name == "" {
-		name = quoteArgs(cmdline)
+		name = line
 	}
 	session := agent.ScriptSession(c.Session, os.Getenv, controllingTerminal)
 	if session == "" {
@@ -123,7 +130,7 @@ func (inv *Invocation) wrap(args []string) int {
 		r.send(ev(agent.SessionStart))
 		r.send(ev(agent.Prompt, "--message", name))
 		if inv.bin.Wrap.AsTool {
-			input, _ := json.Marshal(map[string]string{"command": quoteArgs(cmdline)})
+			input, _ := json.Marshal(map[string]string{"command": line})
 			r.send(ev(agent.ToolStart, "--tool", "Bash", "--input", string(input)))
 		}
 		relayed <- r

@@ -230,7 +230,9 @@ func (inv *Invocation) run(args []string) int {
 	if len(args) > 0 && args[0] == "wrap" {
 		return inv.wrap(args[1:]) // its own grammar: wrap.go
 	}
-	args, inv.script = splitScript(args)
+	if !inv.otherCommand(firstWord(args)) {
+		args, inv.script = splitScript(args)
+	}
 	opts := []kong.Option{
 		kong.Name(inv.bin.Name),
 		kong.Description(inv.bin.Help + "\n\n" + strings.ReplaceAll(ScriptHelp, "<binary>", inv.bin.Name)),

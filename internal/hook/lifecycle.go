@@ -2,6 +2,7 @@ package hook
 
 import (
 	"os"
+	"reflect"
 	"strings"
 
 	"github.com/mattn/go-isatty"
@@ -59,6 +60,31 @@ func splitScript(args []string) (rest []string, s agent.Script) {
 		*field(&s) = value
 	}
 	return rest, s
+}
+
+// otherCommand reports whether word names a command that is not the hook
+// (install, doctor, coral-pulse's status …): its arguments are its own, and
+// a --session in a Coral status's text stays text.
+func (inv *Invocation) otherCommand(word string) bool {
+	if word == "" || word == "hook" {
+		return false
+	}
+	for _, c := range inv.bin.Commands {
+		if c.Name == word {
+			return true
+		}
+	}
+	if !hasCommands(inv.bin.CLI) {
+		return false
+	}
+	t := reflect.TypeOf(inv.bin.CLI).Elem()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if _, ok := f.Tag.Lookup("cmd"); ok && strings.EqualFold(f.Name, word) {
+			return true
+		}
+	}
+	return false
 }
 
 // Scripted reports whether any of the generic lifecycle's flags was given.

@@ -57,7 +57,7 @@ const relayBudget = Budget + 2*time.Second
 // wrap runs `<binary> wrap …`. It returns the child's exit status; a child
 // killed by a signal is reported as the shell does, by dying of the same
 // signal where that can be done cleanly, else 128+N.
-func (inv *Invocation) wrap(args []string) int {
+func (inv *Invocation) wrap(args []string) (code int) {
 	inv.interactive = true
 	inv.mu.Lock()
 	inv.watchdog.Stop() // the command may run for hours
@@ -106,6 +106,15 @@ func (inv *Invocation) wrap(args []string) int {
 		fmt.Fprintf(inv.stderr, "%s wrap: %s: %v\n", inv.bin.Name, cmdline[0], cause(err))
 		return 126
 	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	defer func() {
+		// Whatever goes wrong in here, the status is still the command's.
+		if r := recover(); r != nil {
+			<-exited
+			code, _ = exitStatus(cmd.ProcessState)
+		}
+	}()
 
 	// Only now, beside the running child, the surface hears of it.
 	// Surfaces show a line or two of it; the events' own argv must stay
@@ -126,6 +135,11 @@ func (inv *Invocation) wrap(args []string) int {
 	// The relay starts beside the child, not in front of our wait for it.
 	relayed := make(chan *relayer, 1)
 	go func() {
+		defer func() {
+			if recover() != nil {
+				relayed <- &relayer{restarted: true} // no surface, the same status
+			}
+		}()
 		r := startRelay()
 		r.send(ev(agent.SessionStart))
 		r.send(ev(agent.Prompt, "--message", name))
@@ -136,13 +150,11 @@ func (inv *Invocation) wrap(args []string) int {
 		relayed <- r
 	}()
 
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
 	for waiting := true; waiting; {
 		select {
 		case s := <-signals:
 			forward(cmd.Process, s)
-		case <-done:
+		case <-exited:
 			waiting = false
 		}
 	}

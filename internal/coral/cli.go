@@ -78,7 +78,7 @@ func (c *hookCmd) Run(inv *hook.Invocation) error {
 	if ev.Kind == agent.Unknown && ev.Name != "" && len(c.Args) > 0 && c.Args[0] != ev.Name {
 		// The payload names an event nobody maps (a newer agent, a mangled
 		// name): the one the settings line gives is what the user meant.
-		if k := agent.Lookup(c.Args[0]); k != agent.Unknown {
+		if k := agent.ArgKind(ev, c.Args[0]); k != agent.Unknown {
 			inv.Notef("payload event %q is unknown: using the argument, %s", ev.Name, c.Args[0])
 			ev.Name, ev.Kind = c.Args[0], k
 			inv.Observe(ev)

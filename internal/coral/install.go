@@ -19,14 +19,15 @@ var hooks = install.Spec{
 		"claude": {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure",
 			"PermissionRequest", "Notification", "Stop", "StopFailure", "PreCompact", "SessionEnd"},
 		"codex": {"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
-			"Stop", "StopFailure", "PreCompact", "SessionEnd"},
+			"Stop", "StopFailure", "Interrupt", "PreCompact", "SessionEnd"},
 		"gemini":      {"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "Notification", "AfterAgent", "PreCompress", "SessionEnd"},
 		"antigravity": {"SessionStart", "PreInvocation", "PreToolUse", "PostToolUse", "Stop"},
 		"cursor": {"sessionStart", "beforeSubmitPrompt", "preToolUse", "beforeShellExecution", "beforeMCPExecution",
 			"postToolUse", "afterShellExecution", "afterFileEdit", "stop", "preCompact", "sessionEnd"},
-		"copilot": {"sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "permissionRequest",
+		"copilot": {"sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "postToolUseFailure",
 			"notification", "agentStop", "errorOccurred", "sessionEnd"},
 	},
+	Env:  []string{"CORAL_SESSION_NAME", "TMUX_PANE", "CORAL_URL", "CORAL_PORT", "XDG_RUNTIME_DIR", "PULSE_LOG"},
 	Test: install.Test{Stdin: `{"session_id":"hookwire-doctor","cwd":"/","hook_event_name":"Notification","message":"doctor","notification_type":"idle_prompt"}`},
 }
 

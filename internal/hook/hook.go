@@ -410,14 +410,15 @@ func (inv *Invocation) Event(agentFlag string, args []string) agent.Event {
 func (inv *Invocation) Payload(agentFlag string, args []string) agent.Event {
 	in := inv.Stdin()
 	ev := agent.Parse(agent.Input{
-		Agent:     agentFlag,
-		Payload:   in.Data,
-		Truncated: in.Truncated,
-		Args:      args,
-		Getenv:    os.Getenv,
-		Getwd:     os.Getwd,
-		Script:    inv.script,
-		Terminal:  controllingTerminal,
+		Agent:       agentFlag,
+		Payload:     in.Data,
+		Truncated:   in.Truncated,
+		Args:        args,
+		Getenv:      os.Getenv,
+		Getwd:       os.Getwd,
+		Transcripts: true,
+		Script:      inv.script,
+		Terminal:    controllingTerminal,
 	})
 	if len(in.Data) > 0 && ev.Raw == nil && !jsonArg(args) {
 		inv.Notef("stdin: %d bytes that are not a JSON object: ignored", len(in.Data))

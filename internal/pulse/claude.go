@@ -106,6 +106,11 @@ func (c *claudeCLI) Run(inv *hook.Invocation) error {
 		if mapped := pulseEvents[ev.Kind]; mapped != "" {
 			inv.Notef("argument %q is an agent event, not a Pulse event: sending %s", event, mapped)
 			event = mapped
+		} else if agent.Lookup(event) != agent.Unknown {
+			// An agent event its dialect maps to nothing (Copilot's
+			// permissionRequest asks the hooks about every tool, not a person).
+			inv.Skip("%s: nothing to show on the bar for this event", event)
+			return nil
 		} else {
 			inv.Notef("event %q is not in the Pulse vocabulary: the bar shows it as idle", event)
 		}

@@ -24,13 +24,14 @@ var hooks = install.Spec{
 		"gemini":      {"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "Notification", "AfterAgent", "SessionEnd"},
 		"antigravity": {"SessionStart", "PreInvocation", "PreToolUse", "PostToolUse", "Stop"},
 		"cursor":      {"sessionStart", "beforeSubmitPrompt", "preToolUse", "postToolUse", "stop", "sessionEnd"},
-		"copilot": {"sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "permissionRequest",
-			"agentStop", "errorOccurred", "sessionEnd"},
+		"copilot": {"sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "postToolUseFailure",
+			"notification", "agentStop", "errorOccurred", "sessionEnd"},
 	},
 	// The upstream hook this binary replaces (running both would queue
 	// every stop twice).
 	Legacy: []string{"trailboss-emit.sh"},
 	// A prompt: unstuck, which the daemon takes for any session.
+	Env:  []string{"TRAILBOSS_URL", "TRAILBOSS_DAEMON_URL", "TMUX_PANE", "XDG_RUNTIME_DIR", "PULSE_LOG"},
 	Test: install.Test{Stdin: `{"session_id":"hookwire-doctor","cwd":"/","hook_event_name":"UserPromptSubmit","prompt":"doctor"}`},
 }
 

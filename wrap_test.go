@@ -58,7 +58,7 @@ func TestWrapTransparent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
+	dir := wrapDir(t)
 	blob := make([]byte, 256<<10)
 	rand.Read(blob)
 	blobPath := filepath.Join(dir, "blob")
@@ -135,7 +135,7 @@ func TestWrapForwardsSignals(t *testing.T) {
 	}{{syscall.SIGTERM, "TERM", 7}, {syscall.SIGINT, "INT", 9}, {syscall.SIGHUP, "HUP", 11}, {syscall.SIGUSR1, "USR1", 12}} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
+			dir := wrapDir(t)
 			script := "trap 'exit " + itoa(tc.code) + "' " + tc.name + "; echo ready; while :; do sleep 0.05; done"
 			cmd := exec.Command(filepath.Join(bin, "trailboss-hook"), "wrap", "--", "/bin/sh", "-c", script)
 			cmd.Env = append(baseEnv(dir), "PATH=/usr/bin:/bin")
@@ -179,7 +179,7 @@ func TestWrapTerminal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
+	dir := wrapDir(t)
 	script := `for fd in 0 1 2; do if [ -t $fd ]; then echo "$fd tty"; else echo "$fd not"; fi; done; printf 'bytes\001\033[0m\n'`
 	underPTY := func(argv ...string) string {
 		ptmx, tty := openPTYPair(t)
@@ -218,7 +218,7 @@ func BenchmarkWrap(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	dir := b.TempDir()
+	dir := wrapDir(b)
 	env := append(baseEnv(dir), "PATH=/usr/bin:/bin")
 	hanging := append(append([]string{}, env...), coucouTarget(b, dir, "hang")...)
 	wrap := []string{filepath.Join(bin, "nb-hook"), "wrap", "--"}
@@ -283,7 +283,7 @@ func TestWrapControlC(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
+	dir := wrapDir(t)
 	ptmx, tty := openPTYPair(t)
 	// cat, not a shell: a shell that has not forked its command yet when
 	// ^C comes defers the signal, waits for the command, and goes on.
@@ -335,7 +335,7 @@ func TestWrapLongCommandLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
+	dir := wrapDir(t)
 	argv := []string{filepath.Join(bin, "nb-hook"), "wrap", "--session", "l1", "--", "/bin/true"}
 	for range 10 {
 		argv = append(argv, strings.Repeat("x", 50<<10))
@@ -359,4 +359,23 @@ func TestWrapLongCommandLine(t *testing.T) {
 	if n := len(lines[1]); n > 4400 || !strings.Contains(lines[1], `xxx…`) {
 		t.Errorf("the prompt line is %d bytes, want it clipped near 4 KiB with an ellipsis", n)
 	}
+}
+
+// wrapDir is a test's directory for a wrapped command's state and targets.
+// wrap's relay outlives the command by design, and may still be writing
+// its state there when the test ends: removing it waits for that (up to
+// 10 s, where t.TempDir would fail the test at once).
+func wrapDir(t testing.TB) string {
+	dir, err := os.MkdirTemp("", "wrap-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+			if err := os.RemoveAll(dir); err == nil || time.Now().After(deadline) {
+				return
+			}
+		}
+	})
+	return dir
 }

@@ -30,6 +30,12 @@ type Input struct {
 	Getwd  func() (string, error)
 	// Now is the clock for events that carry no time. Nil means time.Now.
 	Now func() time.Time
+	// Script is the generic dialect's flags. They are read only when there
+	// is no payload: hook JSON on stdin wins.
+	Script Script
+	// Terminal names the controlling terminal's device (/dev/pts/4), or "":
+	// the last resort for a script's session. Nil means none.
+	Terminal func() string
 	// Transcripts lets Parse read the agent's transcript for what a turn
 	// end leaves out (see answer); the runtime sets it, tests may not.
 	Transcripts bool
@@ -75,6 +81,11 @@ func Parse(in Input) Event {
 		if wd, err := in.Getwd(); err == nil {
 			ev.Cwd = wd
 		}
+	}
+	if _, known := dialects[ev.Agent]; payload == nil && (ev.Agent == Generic || !known) {
+		// Arguments alone: a script, which may name itself with --agent.
+		ev.Script = true
+		script(&ev, in)
 	}
 	if ev.Session == "" && ev.Agent == Aider && ev.Cwd != "" {
 		ev.Session = filepath.Base(ev.Cwd)

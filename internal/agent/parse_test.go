@@ -383,7 +383,7 @@ var parseCases = []parseCase{
 		Event{Agent: Aider, Kind: TurnEnd, Name: "notification", Session: "proj", Cwd: "/home/u/proj", Time: now}},
 	// A script with no payload.
 	{"generic", "", []string{"session_end"}, "",
-		Event{Agent: Generic, Kind: SessionEnd, Name: "session_end", Cwd: "/home/u/proj", Time: now}},
+		Event{Agent: Generic, Kind: SessionEnd, Name: "session_end", Cwd: "/home/u/proj", Time: now, Script: true}},
 	// An agent this suite has no dialect for, writing Claude-shaped JSON.
 	{"unknown agent", "opencode", nil, `{"hook_event_name":"PreToolUse","session_id":"oc-1","cwd":"/w","tool_name":"bash","tool_input":{"command":"ls"}}`,
 		Event{Agent: "opencode", Kind: ToolStart, Name: "PreToolUse", Session: "oc-1", Cwd: "/w", Tool: "bash",

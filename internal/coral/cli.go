@@ -47,6 +47,10 @@ Environment:
 Always exits 0; in hook mode prints nothing unless PULSE_DRYRUN is set.`,
 		CLI:      &pulseCLI{},
 		Commands: install.Commands(hooks, sessionCheck),
+		// The goal is the run's name, the status the command line
+		// ("Running make") and then its result, which a session end's
+		// "Session ended" would replace.
+		Wrap: hook.Wrap{AsTool: true},
 	}
 }
 

@@ -46,6 +46,8 @@ Environment:
 Always exits 0.`,
 		CLI:      &relayCLI{},
 		Commands: install.Commands(hooks, socketCheck),
+		// The pill shows done or failed after the command: no session end.
+		Wrap: hook.Wrap{},
 	}
 }
 
@@ -101,6 +103,14 @@ func (c *relayCLI) Run(inv *hook.Invocation) error {
 		payload, eventArg = js, ""
 	}
 	ev := inv.Event(agent, args) // for the log, the session-end budget, and what the dialect normalizes
+	if ev.Script && !object(payload) {
+		// A script's event, by arguments: the payload Claude Code would
+		// have sent, on a pill of its own.
+		payload = ScriptPayload(ev)
+		if agent == "" {
+			tag = ScriptAgent
+		}
+	}
 	if agent == "copilot" && ClaudeName(cmp.Or(ev.Name, c.Event)) == "PermissionRequest" && !c.Approvals {
 		// Not a person being asked (notification, permission_prompt, says
 		// when one is): a card here would hold each allowed call up to 118 s.

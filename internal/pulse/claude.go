@@ -47,6 +47,7 @@ Always exits 0; prints nothing unless in dry-run.`,
 		CLI:       &claudeCLI{},
 		DryRunEnv: []string{"NOCTALIA_PULSE_DRYRUN"},
 		Commands:  install.Commands(claudeHooks, noctaliaCheck),
+		Wrap:      hook.Wrap{EndsSession: true},
 	}
 }
 
@@ -191,7 +192,7 @@ func (c *claudeCLI) payload(inv *hook.Invocation, s *transcript.Session, ev agen
 		model = "?"
 	}
 	t := s.Burn()
-	payload := CSV(model, itoa(t.In), itoa(t.Out), itoa(t.CacheCreate), itoa(t.CacheRead), short(ev.Session))
+	payload := CSV(model, itoa(t.In), itoa(t.Out), itoa(t.CacheCreate), itoa(t.CacheRead), slot(ev))
 	if pid := PID(inv.Getenv); pid != "" {
 		payload += "," + pid
 	} else if s.PID > 0 {
@@ -232,7 +233,7 @@ func (c *claudeCLI) retire(inv *hook.Invocation, store *state.Store, name string
 			}
 		}
 	}
-	inv.Send(Dispatch(Target(inv.Getenv), "session_end", CSV("?", "0", "0", "0", "0", short(ev.Session))))
+	inv.Send(Dispatch(Target(inv.Getenv), "session_end", CSV("?", "0", "0", "0", "0", slot(ev))))
 }
 
 // split separates the Pulse event argument from what the agent passed: a
@@ -478,6 +479,16 @@ func load(store *state.Store, name string, s *transcript.Session) {
 	if err == nil && b != nil {
 		s.UnmarshalBinary(b)
 	}
+}
+
+// slot is the session as the bar keys it: an agent's id shortened as the
+// reference adapter does, a script's (a CI job, a pane: "github.4711.build")
+// whole, since its first part alone would put every job in one slot.
+func slot(ev agent.Event) string {
+	if ev.Script {
+		return ev.Session
+	}
+	return short(ev.Session)
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -23,7 +23,6 @@ func Commands() map[string]func(ts *testscript.TestScript, neg bool, args []stri
 		"cmpjson":        cmdCmpJSON,
 		"dead":           cmdDead,
 		"append":         cmdAppend,
-		"lines":          cmdLines,
 		"sleep":          cmdSleep,
 		"claude-session": cmdClaudeSession,
 		"fake-tmux":      cmdFakeTmux,
@@ -36,5 +35,6 @@ func Commands() map[string]func(ts *testscript.TestScript, neg bool, args []stri
 		"trailboss-queue":    cmdTrailBossQueue,
 		"trailboss-sessions": cmdTrailBossSessions,
 		"repeat":             cmdRepeat,
+		"count":              cmdCount,
 	}
 }

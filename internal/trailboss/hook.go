@@ -50,6 +50,9 @@ Always exits 0; prints nothing unless in dry-run (but {} on Copilot CLI's
 permission hook, which fails closed without JSON).`,
 		CLI:      &hookCLI{},
 		Commands: install.Commands(hooks, daemonCheck),
+		// The pane stays in the queue when the command ends: ended would
+		// take it out again.
+		Wrap: hook.Wrap{},
 	}
 }
 

@@ -50,6 +50,9 @@ AGENTICA_NOTIFY_ names):
 Always exits 0 and prints nothing unless in dry-run.`,
 		CLI:      &notifyCLI{},
 		Commands: install.Commands(hooks, petCheck),
+		// run.started, then run.completed or run.failed with the duration;
+		// the session end closes nothing then, and drops the state.
+		Wrap: hook.Wrap{EndsSession: true},
 	}
 }
 

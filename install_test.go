@@ -39,7 +39,7 @@ func TestGoInstall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(string(gomod), "module "+modulePath+"\n") {
+	if first, _, _ := strings.Cut(string(gomod), "\n"); strings.TrimSpace(first) != "module "+modulePath {
 		t.Fatalf("go.mod does not declare module %s", modulePath)
 	}
 	for name, b := range map[string]string{

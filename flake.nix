@@ -35,8 +35,9 @@
           src = self;
 
           # The NAR hash of `go mod vendor`'s output, after postPatch. When
-          # go.mod or go.sum change: set it to nixpkgs.lib.fakeHash, run
-          # nix build, and copy the hash it reports.
+          # go.mod or go.sum change, TestFlakeVendorHash (flake_test.go)
+          # fails and prints the new one; nix build with lib.fakeHash here
+          # reports the same.
           vendorHash = "sha256-EShMq69wdWFuJdE85hpsJmsqOzBCUZTNXzlsXipOh1U=";
 
           # The development tools pinned in go.mod (GoReleaser, staticcheck)

@@ -78,12 +78,11 @@
         nixpkgs.lib.genAttrs binaries (b: {
           type = "app";
           program = "${self.packages.${pkgs.stdenv.hostPlatform.system}.hookwire}/bin/${b}";
+          meta.description = "hookwire's ${b}";
         })
         // {
           default = self.apps.${pkgs.stdenv.hostPlatform.system}.pulse-claude;
         }
       );
-
-      formatter = forAllSystems (pkgs: pkgs.nixfmt-rfc-style);
     };
 }

@@ -32,16 +32,17 @@ const coralTail, coralMaxJoin = 256000, 5
 // coralLogStatus is what Coral's dashboard shows for a log: the last
 // STATUS and the last SUMMARY.
 func coralLogStatus(log []byte) (status, summary string) {
-	// The last 256,000 bytes, without their (possibly partial) first line.
+	// The last 256,000 bytes, without their partial first line when the
+	// file was longer; then line by line, escape sequences become spaces
+	// and other control characters but \t, \n and \r go.
+	raw := strings.Split(string(log), "\n")
 	if len(log) > coralTail {
-		log = log[len(log)-coralTail:]
+		raw = strings.Split(string(log[len(log)-coralTail:]), "\n")[1:]
 	}
-	if i := bytes.IndexByte(log, '\n'); i >= 0 {
-		log = log[i+1:]
+	for i, line := range raw {
+		raw[i] = coralControl.ReplaceAllString(coralANSI.ReplaceAllString(line, " "), "")
 	}
-	text := coralANSI.ReplaceAllString(string(log), " ")
-	text = coralControl.ReplaceAllString(text, "")
-	lines := coralRejoin(strings.Split(text, "\n"))
+	lines := coralRejoin(raw)
 	for i := len(lines) - 1; i >= 0 && (status == "" || summary == ""); i-- {
 		if status == "" {
 			status = coralLast(coralStatusRE, lines[i])
@@ -211,7 +212,10 @@ func TestCoralParserItself(t *testing.T) {
 		{"x\n\x1b[32m||PULSE:STATUS green||\x1b[0m\n", "green", ""},
 		{"x\n||PULSE:STATUS wrapped across\n  two lines||\n", "wrapped across two lines", ""},
 		{"x\n||PULSE:STATUS never\n1\n2\n3\n4\n5\nclosed||\n", "", ""},
-		{"||PULSE:STATUS on the dropped first line||\n", "", ""},
+		{"||PULSE:STATUS on the first line of a short log||\n", "on the first line of a short log", ""},
+		{"||PULSE:STATUS cut off||\n" + strings.Repeat("x", coralTail-1) + "\n", "", ""},
+		{"x\n\x1b]0;title without its BEL\n||PULSE:STATUS next line||\n", "next line", ""},
+		{"x\n\x1b_||PULSE:STATUS framed||\x1b\\\n", "framed", ""},
 		{"x\n||PULSE:STATUS red\x1b[31mtext||\n", "red text", ""},
 	} {
 		status, summary := coralLogStatus([]byte(c.log))

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -35,17 +36,93 @@ const (
 // the log line, already written, is what matters.
 const apiBudget = time.Second
 
-// Base is Coral's API base URL: CORAL_URL, else localhost on CORAL_PORT
-// (8420). Only loopback is ever contacted (httpsend refuses anything else).
+// Base is Coral's API base URL from the environment alone: CORAL_URL, else
+// localhost on CORAL_PORT (8420). Only loopback is ever contacted (httpsend
+// refuses anything else).
 func Base(getenv func(string) string) string {
+	base, _ := fromEnv(getenv)
+	return base
+}
+
+func fromEnv(getenv func(string) string) (base, from string) {
 	if u := strings.TrimSpace(getenv(EnvURL)); u != "" {
-		return strings.TrimRight(u, "/")
+		return strings.TrimRight(u, "/"), EnvURL
 	}
-	port := strings.TrimSpace(getenv(EnvPort))
-	if port == "" {
-		port = DefaultPort
+	if port := strings.TrimSpace(getenv(EnvPort)); port != "" {
+		return "http://localhost:" + port, EnvPort
 	}
-	return "http://localhost:" + port
+	return "http://localhost:" + DefaultPort, ""
+}
+
+// Coral's data directory: --home, else these variables, else ~/.coral.
+const (
+	EnvDataDir = "CORAL_DATA_DIR"
+	EnvDir     = "CORAL_DIR"
+)
+
+// Locate finds the server of the Coral running session s, the way Coral's
+// own tools do, since Coral passes neither CORAL_URL nor CORAL_PORT to the
+// agents it launches: CORAL_URL or CORAL_PORT when they are set (Coral's
+// hooks read them); else the server_url that Coral writes, when it does not
+// listen on 8420, into the session's board state file,
+// <data dir>/board_state_<session>.json (what coral-board and Coral's
+// message-check hook read); else CORAL_PORT in the environment of the
+// session's tmux session or server, which Coral's tmux server inherits from
+// the Coral that started it; else 8420. from says which, for doctor and the
+// debug log ("" for the default).
+func Locate(ctx context.Context, getenv func(string) string, s Session) (base, from string) {
+	if base, from = fromEnv(getenv); from != "" {
+		return base, from
+	}
+	if s.Name != "" {
+		p := filepath.Join(DataDir(getenv), "board_state_"+strings.NewReplacer("/", "_", `\`, "_").Replace(s.Name)+".json")
+		if b, err := os.ReadFile(p); err == nil {
+			var st struct {
+				ServerURL string `json:"server_url"`
+			}
+			if json.Unmarshal(b, &st) == nil && strings.TrimSpace(st.ServerURL) != "" {
+				return strings.TrimRight(strings.TrimSpace(st.ServerURL), "/"), p
+			}
+		}
+		if getenv(EnvPane) != "" && getenv("TMUX") != "" {
+			for _, scope := range []string{"-t", "-g"} {
+				if port := tmuxPort(ctx, scope, s.Name); port != "" {
+					return "http://localhost:" + port, "tmux " + strings.TrimPrefix(scope, "-") + " environment"
+				}
+			}
+		}
+	}
+	return base, ""
+}
+
+// DataDir is Coral's data directory: CORAL_DATA_DIR, CORAL_DIR, ~/.coral.
+func DataDir(getenv func(string) string) string {
+	for _, k := range []string{EnvDataDir, EnvDir} {
+		if d := getenv(k); d != "" {
+			return d
+		}
+	}
+	return filepath.Join(getenv("HOME"), ".coral")
+}
+
+// tmuxPort reads CORAL_PORT from tmux's environment: the session's (-t) or
+// the server's (-g). tmux prints NAME=value, -NAME for a removed one.
+func tmuxPort(ctx context.Context, scope, session string) string {
+	ctx, cancel := context.WithTimeout(ctx, tmuxBudget)
+	defer cancel()
+	argv := []string{"tmux", "show-environment", "-g", EnvPort}
+	if scope == "-t" {
+		argv = []string{"tmux", "show-environment", "-t", session, EnvPort}
+	}
+	r, err := transport.Command{Argv: argv}.Do(ctx)
+	if err != nil {
+		return ""
+	}
+	port, ok := strings.CutPrefix(strings.TrimSpace(string(r.Body)), EnvPort+"=")
+	if !ok || port == "" || strings.Trim(port, "0123456789") != "" {
+		return ""
+	}
+	return port
 }
 
 // eventBody is what Coral's CreateEvent takes: event_type and summary are

@@ -4,12 +4,14 @@ import (
 	"errors"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/alecthomas/kong"
 
 	"github.com/hookwire/hookwire/internal/agent"
 	"github.com/hookwire/hookwire/internal/hook"
 	"github.com/hookwire/hookwire/internal/install"
+	"github.com/hookwire/hookwire/internal/state"
 	"github.com/hookwire/hookwire/internal/transport"
 )
 
@@ -22,11 +24,12 @@ func Pulse() hook.Binary {
 
 Hook mode (hook JSON of any agent on stdin; an optional event name for agents
 whose payload has none): inside a session Coral launched (CORAL_SESSION_NAME, or
-a tmux session named <type>-<uuid>), appends ||PULSE:STATUS …|| (and, for a
-prompt, ||PULSE:SUMMARY …||) to the session's log, $TMPDIR/<type>_coral_<uuid>.log,
-in one write. The log is never created: outside Coral nothing is written. A
-prompt's goal, and CONFIDENCE tags the model wrote, also go to Coral's events API
-(loopback only).
+a tmux session named <type>-<uuid>), appends ||PULSE:STATUS …|| (with the
+session's goal, ||PULSE:SUMMARY …||) to the session's log,
+$TMPDIR/<type>_coral_<uuid>.log, in one write, each tag in an APC string that
+terminals do not show. The log is never created: outside Coral nothing is
+written. CONFIDENCE tags the model wrote, and a goal when there is no log, go to
+Coral's events API (loopback only).
 
 Args mode, for wrapper scripts: print the sanitized tag on stdout.
   coral-pulse status Running the test suite
@@ -36,7 +39,8 @@ Args mode, for wrapper scripts: print the sanitized tag on stdout.
 Environment:
   CORAL_SESSION_NAME   the Coral session, <type>-<uuid> (else tmux's, from TMUX_PANE)
   CORAL_URL            Coral's server (default http://localhost:$CORAL_PORT)
-  CORAL_PORT           Coral's port (default 8420)
+  CORAL_PORT           Coral's port (else the session's board state in ~/.coral,
+                       or tmux's environment; default 8420)
   PULSE_DRYRUN         print what would be written and posted instead
   PULSE_LOG            append one JSON line per run to this file
 
@@ -59,6 +63,9 @@ type hookCmd struct {
 	Args  []string `arg:"" optional:"" name:"event" help:"The hook's event name, for agents whose payload has none (Antigravity); Codex notify appends its JSON."`
 }
 
+// goalsKept is how long a session's goal is kept without a word from it.
+const goalsKept = 7 * 24 * time.Hour
+
 // maxConfidences bounds the confidence events posted for one message.
 const maxConfidences = 3
 
@@ -74,18 +81,11 @@ func (c *hookCmd) Run(inv *hook.Invocation) error {
 		}
 	}
 	tags := Tags(ev, inv.Getenv("HOME"))
-	var events []Tag
-	if ev.Kind == agent.Prompt {
-		for _, t := range tags {
-			if t.Kind == Summary {
-				events = append(events, t)
-			}
-		}
-	}
+	var confidences []Tag
 	if ev.Kind == agent.TurnEnd {
-		events = append(events, Confidences(ev.Message, maxConfidences)...)
+		confidences = Confidences(ev.Message, maxConfidences)
 	}
-	if len(tags) == 0 && len(events) == 0 {
+	if len(tags) == 0 && len(confidences) == 0 {
 		inv.Skip("%s: nothing to show on the Coral dashboard", kindName(ev))
 		return nil
 	}
@@ -96,22 +96,89 @@ func (c *hookCmd) Run(inv *hook.Invocation) error {
 		inv.Skip("%v", err)
 		return nil
 	}
+	goals := summaries(tags) // this event's own, not a goal carried again
 	if len(tags) > 0 {
 		if log, err := find.Log(s); err != nil {
 			inv.Notef("session %s (from %s): %v: Coral is not recording it, nothing written", s.Name, s.From, err)
 		} else {
-			inv.Send(transport.Append{Path: log, Data: Frame(tags...)})
+			inv.Send(transport.Append{Path: log, Data: Frame(carry(inv, s, ev, tags)...)})
+			// Coral records a goal itself whenever it reads a new SUMMARY
+			// from the log: posting it as well would show it twice.
+			goals = nil
 		}
 	}
-	base := Base(inv.Getenv)
-	for _, t := range events {
-		kind, summary := EventGoal, t.Text
+	posts := append(goals, confidences...)
+	if len(posts) == 0 {
+		return nil
+	}
+	base, from := Locate(inv.Context(), inv.Getenv, s)
+	if from != "" {
+		inv.Notef("Coral's server %s, from %s", base, from)
+	}
+	for _, t := range posts {
+		kind := EventGoal
 		if t.Kind == Confidence {
 			kind = EventConfidence
 		}
-		inv.Send(PostEvent(base, ev.Cwd, s, kind, summary))
+		inv.Send(PostEvent(base, ev.Cwd, s, kind, t.Text))
 	}
 	return nil
+}
+
+// summaries are the SUMMARY tags among tags.
+func summaries(tags []Tag) []Tag {
+	var out []Tag
+	for _, t := range tags {
+		if t.Kind == Summary {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// carry returns the tags to write, with the session's goal again before a
+// STATUS that comes without one.
+//
+// Coral reads the last 256,000 bytes of the log and nothing before: an
+// agent's output pushes a SUMMARY written once out of that tail, and the
+// card loses its goal (and, when the same goal comes back, Coral records it
+// again). Written again with each STATUS, the goal stays in the tail as long
+// as the session is active. Coral records a goal only when it differs from
+// the last one read, so the repetition adds nothing to the timeline. The
+// goal is kept in the state directory, per session; the session's end
+// forgets it.
+func carry(inv *hook.Invocation, s Session, ev agent.Event, tags []Tag) []Tag {
+	store, err := state.Open(inv.Getenv, "coral-pulse")
+	if err != nil {
+		inv.Notef("state: %v: the goal is not written again with later statuses", err)
+		return tags
+	}
+	name := "goal-" + state.Key(s.UUID)
+	if ev.Kind == agent.SessionStart && !inv.DryRun() {
+		store.GC(goalsKept) // the goals of sessions that never said they ended
+	}
+	if ev.Kind == agent.SessionEnd {
+		if !inv.DryRun() {
+			store.Remove(name)
+		}
+		return tags
+	}
+	if g := summaries(tags); len(g) > 0 {
+		if !inv.DryRun() {
+			if err := store.Write(name, []byte(g[len(g)-1].Text)); err != nil {
+				inv.Notef("state: %v", err)
+			}
+		}
+		return tags
+	}
+	b, err := store.Read(name)
+	if err != nil || len(b) == 0 {
+		return tags
+	}
+	if text := SummaryText(string(b)); text != "" {
+		return append([]Tag{{Summary, text}}, tags...)
+	}
+	return tags
 }
 
 type statusCmd struct {
@@ -154,7 +221,8 @@ func (c *confidenceCmd) Run(inv *hook.Invocation) error {
 		return nil
 	}
 	cwd, _ := os.Getwd()
-	inv.Send(PostEvent(Base(inv.Getenv), cwd, s, EventConfidence, t.Text))
+	base, _ := Locate(inv.Context(), inv.Getenv, s)
+	inv.Send(PostEvent(base, cwd, s, EventConfidence, t.Text))
 	return nil
 }
 

@@ -47,19 +47,33 @@ type Tag struct {
 func (t Tag) String() string { return "||PULSE:" + t.Kind + " " + t.Text + "||" }
 
 // Frame returns the bytes appended to a terminal log for tags, all in one
-// write: each tag on a line of its own, "\r\n" before it so that whatever the
-// terminal left unfinished on the current line (a prompt, a spinner, a CR
-// without LF) ends there, and "\r\n" after it so that the next output does
-// not join it.
+// write: each tag inside an APC string, ESC _ … ESC \.
+//
+// Coral replays the log into its web terminal (xterm.js) as it is, so
+// whatever is appended is painted over the agent's screen. A terminal reads
+// an APC string as a command addressed to some other program and shows
+// nothing of it, moving no cursor: the screen stays what the agent drew.
+// Coral's parser, on the other hand, reads the log line by line with its
+// ANSI rule, which knows only OSC, CSI and two-byte escapes: "ESC _" and
+// "ESC \" each become a space and the tag between them stays, on whatever
+// line the agent's output had reached, where its regexes find it. Clean
+// leaves no ESC, control or C1 character in a tag's text that could end
+// the string early.
 func Frame(tags ...Tag) []byte {
 	var b []byte
 	for _, t := range tags {
-		b = append(b, "\r\n"...)
+		b = append(b, apcStart...)
 		b = append(b, t.String()...)
-		b = append(b, "\r\n"...)
+		b = append(b, apcEnd...)
 	}
 	return b
 }
+
+// The APC string's delimiters: ESC _ and the string terminator ESC \.
+const (
+	apcStart = "\x1b_"
+	apcEnd   = "\x1b\\"
+)
 
 // StatusText is s made safe for a STATUS tag and clipped to MaxStatus runes.
 func StatusText(s string) string { return clip(Clean(s), MaxStatus) }

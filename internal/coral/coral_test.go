@@ -57,7 +57,7 @@ func TestClip(t *testing.T) {
 
 func TestFrame(t *testing.T) {
 	got := string(Frame(Tag{Summary, "Fix the build"}, Tag{Status, "Thinking"}))
-	want := "\r\n||PULSE:SUMMARY Fix the build||\r\n\r\n||PULSE:STATUS Thinking||\r\n"
+	want := "\x1b_||PULSE:SUMMARY Fix the build||\x1b\\\x1b_||PULSE:STATUS Thinking||\x1b\\"
 	if got != want {
 		t.Errorf("Frame = %q, want %q", got, want)
 	}

@@ -54,11 +54,14 @@ func sessionCheck(getenv func(string) string) []install.Finding {
 	}
 	ctx, cancel = context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	base := Base(getenv)
+	base, from := Locate(ctx, getenv, s)
+	if from == "" {
+		from = "Coral's default port"
+	}
 	if _, err := (httpsend.Request{Method: http.MethodGet, URL: base + "/", MaxReply: -1}).Do(ctx); err != nil {
-		out = append(out, install.Finding{Status: install.Info, What: "Coral's server does not answer at " + base + " (goals and confidences are not posted): " + err.Error()})
+		out = append(out, install.Finding{Status: install.Info, What: "Coral's server does not answer at " + base + " (from " + from + "; goals and confidences are not posted): " + err.Error()})
 	} else {
-		out = append(out, install.Finding{Status: install.OK, What: "Coral's server answers at " + base})
+		out = append(out, install.Finding{Status: install.OK, What: "Coral's server answers at " + base + " (from " + from + ")"})
 	}
 	return out
 }

@@ -26,6 +26,9 @@ var statuses = map[agent.Kind]string{
 	agent.SessionEnd:   "Session ended",
 }
 
+// idlePrompt is the notification_type of Claude Code's idle notification.
+const idlePrompt = "idle_prompt"
+
 // Tags returns the tags an event writes to the log: a SUMMARY for a prompt,
 // and a STATUS. home is the user's home directory, for showing paths.
 func Tags(ev agent.Event, home string) []Tag {
@@ -46,6 +49,15 @@ func Tags(ev agent.Event, home string) []Tag {
 		}
 	case agent.Error:
 		status = "Stopped: " + errorText(ev)
+	case agent.Attention:
+		if ev.Reason == idlePrompt {
+			// Claude Code's "waiting for your input", a minute into any
+			// wait: the status already says what the session waits for
+			// (instructions, an approval), so it stays. Writing nothing
+			// also leaves the log's age to Coral's needs-input webhook.
+			break
+		}
+		status = statuses[ev.Kind]
 	default:
 		status = statuses[ev.Kind]
 	}

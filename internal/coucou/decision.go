@@ -16,11 +16,15 @@ const (
 	Always Decision = "always"
 	Deny   Decision = "deny"
 	Ask    Decision = "ask"
+	// Answer is an answer to Claude Code's AskUserQuestion (see UpdatedInput).
+	Answer Decision = "answer"
 )
 
 // ParseDecision reads the app's reply line. The macOS app answers JSON
 // ({"permissionDecision":"allow"}), the Windows and Linux app a bare word
-// (allow or deny); both are accepted. Anything else is no decision.
+// (allow or deny); both are accepted. A question's answer is Answer: the
+// macOS app's {"permissionDecision":"answer",…}, the others' {"answers":…}.
+// Anything else is no decision.
 func ParseDecision(line []byte) Decision {
 	line = bytes.TrimSpace(line)
 	switch d := Decision(strings.ToLower(string(line))); d {
@@ -28,13 +32,20 @@ func ParseDecision(line []byte) Decision {
 		return d
 	}
 	var reply struct {
-		PermissionDecision string `json:"permissionDecision"`
+		PermissionDecision *string         `json:"permissionDecision"`
+		Answers            json.RawMessage `json:"answers"`
 	}
 	if json.Unmarshal(line, &reply) != nil {
 		return None
 	}
-	switch d := Decision(reply.PermissionDecision); d {
-	case Allow, Always, Deny, Ask:
+	if reply.PermissionDecision == nil {
+		if len(reply.Answers) > 0 {
+			return Answer
+		}
+		return None
+	}
+	switch d := Decision(*reply.PermissionDecision); d {
+	case Allow, Always, Deny, Ask, Answer:
 		return d
 	}
 	return None
@@ -113,7 +124,7 @@ func Reply(agent, event string, d Decision, suggestions []byte) string {
 		}
 	}
 	switch agent {
-	case "gemini", "copilot":
+	case "gemini", "copilot", "muse": // they read a JSON object after every hook
 		return "{}"
 	case "antigravity":
 		if event == "PreToolUse" {

@@ -7,7 +7,7 @@ func TestParseDecision(t *testing.T) {
 		"allow\n": Allow, "always": Always, "deny\r\n": Deny, " Allow ": Allow,
 		`{"permissionDecision":"allow"}`: Allow, `{"permissionDecision":"always"}`: Always,
 		`{"permissionDecision":"deny"}`: Deny, `{"permissionDecision":"ask"}`: Ask,
-		`{"permissionDecision":"answer","answers":{}}`: None, `{"ok":true}`: None,
+		`{"permissionDecision":"answer","answers":{}}`: Answer, `{"answers":{"Which one?":"B"}}`: Answer, `{"answers":[["B"]]}`: Answer, `{"ok":true}`: None,
 		"": None, "yes": None, "ask": None, `{"permissionDecision":1}`: None, "\x00\xff": None,
 	} {
 		if got := ParseDecision([]byte(in)); got != want {

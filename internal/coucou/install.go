@@ -31,7 +31,8 @@ var hooks = install.Spec{
 		"copilot": {"sessionStart", "userPromptSubmitted", "preToolUse", "permissionRequest", "postToolUse",
 			"agentStop", "sessionEnd", "notification"},
 	},
-	Test: install.Test{Stdin: `{"session_id":"hookwire-doctor","cwd":"/","hook_event_name":"Notification","message":"A test from nb-hook doctor"}`},
+	StatusLine: install.StatusLine{Flag: StatusLineFlag, Previous: PreviousFlag},
+	Test:       install.Test{Stdin: `{"session_id":"hookwire-doctor","cwd":"/","hook_event_name":"Notification","message":"A test from nb-hook doctor"}`},
 }
 
 // socketCheck is doctor's look at the app's socket: there, a socket, ours,

@@ -28,6 +28,10 @@ request from an agent that takes decisions (Claude Code, Codex, Copilot CLI),
 waits for the answer from the notch and prints it in the agent's format;
 without an answer it prints nothing and the agent asks in its terminal.
 
+With --statusline it is Claude Code's status line command instead: it passes
+the plan limits to the app's plan-usage pill and prints what the status line it
+chains (--previous) prints.
+
 Socket: $COUCOU_SOCKET, else $XDG_RUNTIME_DIR/coucou.sock (Linux),
 ~/Library/Application Support/NotchBuddy/nb.sock (macOS), \\.\pipe\coucou-<SID> (Windows).
 
@@ -47,7 +51,10 @@ type relayCLI struct {
 	Agent           string           `help:"The agent's pill (gemini, antigravity, codex, cursor, copilot, …); none for Claude Code."`
 	Event           string           `arg:"" optional:"" help:"The event, for agents whose payload names none (Antigravity)."`
 	Rest            []string         `arg:"" optional:"" hidden:""` // ignored, as the reference relay does
-	DecisionTimeout string           `name:"decision-timeout" placeholder:"DURATION" help:"How long to wait for an approval (default 118s; env COUCOU_DECISION_TIMEOUT)."`
+	StatusLine      bool             `name:"statusline" help:"Be Claude Code's status line command: pass the plan limits to the app, and print what the previous status line (--previous) prints."`
+	Previous        string           `placeholder:"COMMAND" help:"With --statusline: the status line command to chain (run with sh -c, the same input)."`
+	Ask             bool             `help:"Claude Code's PreToolUse hook for AskUserQuestion: show the question at the notch and answer it from there (waits up to 125s)."`
+	DecisionTimeout string           `name:"decision-timeout" placeholder:"DURATION" help:"How long to wait for an approval (default 118s, 125s with --ask; env COUCOU_DECISION_TIMEOUT)."`
 	Version         kong.VersionFlag `help:"Print the version."`
 }
 
@@ -55,15 +62,21 @@ type relayCLI struct {
 // this relay at 118 s, and the installed hook timeout is 120 s.
 const (
 	DefaultDecisionTimeout = 118 * time.Second
-	connectWithin          = 300 * time.Millisecond
-	ackWithin              = 300 * time.Millisecond
-	maxAnswer              = 64 << 10
+	// DefaultAskTimeout is --ask's: the app gives up on a question at 120 s,
+	// the relay at 125 s, and the hook is installed with 130 s.
+	DefaultAskTimeout = 125 * time.Second
+	connectWithin     = 300 * time.Millisecond
+	ackWithin         = 300 * time.Millisecond
+	maxAnswer         = 64 << 10
 )
 
 // EnvDecisionTimeout overrides DefaultDecisionTimeout.
 const EnvDecisionTimeout = "COUCOU_DECISION_TIMEOUT"
 
 func (c *relayCLI) Run(inv *hook.Invocation) error {
+	if c.StatusLine {
+		return c.statusLine(inv)
+	}
 	agent := c.Agent
 	var args []string
 	if c.Event != "" {
@@ -85,7 +98,19 @@ func (c *relayCLI) Run(inv *hook.Invocation) error {
 		// Codex's notify program: the JSON is the last argument.
 		payload, eventArg = js, ""
 	}
-	line, event, ok := Translate(payload, Input{Event: eventArg, Agent: tag, Getenv: inv.Getenv, Getwd: os.Getwd, Truncated: in.Truncated})
+	question := isClaude(agent) && gjson.GetBytes(in.Data, "tool_name").Str == AskUserQuestion
+	if c.Ask && !question {
+		// The --ask hook's matcher is AskUserQuestion; anything else is not
+		// for it (the macOS relay returns the same way).
+		inv.Skip("--ask: not a Claude Code AskUserQuestion: nothing to relay")
+		return nil
+	}
+	kind := ""
+	if c.Ask {
+		kind = KindAsk
+	}
+	line, event, ok := Translate(payload, Input{Event: eventArg, Agent: tag, Getenv: inv.Getenv, Getwd: os.Getwd,
+		Truncated: in.Truncated, Now: time.Now(), Kind: kind})
 	if !ok {
 		inv.Skip("stdin: no JSON object: nothing to relay")
 		c.reply(inv, agent, ClaudeName(c.Event), None, nil)
@@ -96,7 +121,8 @@ func (c *relayCLI) Run(inv *hook.Invocation) error {
 	send := transport.SocketLine{Path: path, Line: line, ReadReply: true, SameUser: true,
 		ConnectWithin: connectWithin, MaxReply: maxAnswer}
 
-	if event != "PermissionRequest" || !TakesDecisions(agent, gjson.GetBytes(in.Data, "coucou_has_transport").Bool()) {
+	waits := event == "PermissionRequest" && TakesDecisions(agent, gjson.GetBytes(in.Data, "coucou_has_transport").Bool())
+	if !waits && !c.Ask {
 		// The app acknowledges with {"ok":true} (macOS) or just closes
 		// (Windows, Linux); waiting briefly keeps us alive while it looks
 		// up our process tree to find the terminal.
@@ -117,8 +143,31 @@ func (c *relayCLI) Run(inv *hook.Invocation) error {
 			inv.Notef("the app's answer %q is no decision: the agent asks in its terminal", clip(answer.Body))
 		}
 	}
+	if d == Answer || c.Ask {
+		// A question's answer goes back as the question's own input, exactly
+		// as Claude Code sent it, with the answers added.
+		if d == Answer && question {
+			if updated, ok := UpdatedInput([]byte(gjson.GetBytes(in.Data, "tool_input").Raw), answer.Body); ok {
+				inv.Reply([]byte(AnswerReply(event, updated) + "\n"))
+				return nil
+			}
+		}
+		if d != None {
+			inv.Notef("the app's answer %q does not answer the questions asked: Claude Code asks in its terminal", clip(answer.Body))
+		}
+		if c.Ask {
+			return nil
+		}
+		d = None
+	}
 	c.reply(inv, agent, event, d, []byte(gjson.GetBytes(in.Data, "permission_suggestions").Raw))
 	return nil
+}
+
+// isClaude: the agents whose questions the relay answers (Claude Code,
+// from a terminal or the desktop app).
+func isClaude(agent string) bool {
+	return agent == "" || agent == "claude" || agent == "claude-desktop"
 }
 
 func (c *relayCLI) reply(inv *hook.Invocation, agent, event string, d Decision, suggestions []byte) {
@@ -130,6 +179,10 @@ func (c *relayCLI) reply(inv *hook.Invocation, agent, event string, d Decision, 
 // decisionTimeout is --decision-timeout, else $COUCOU_DECISION_TIMEOUT, else
 // the default; a value that does not parse is noted and ignored.
 func (c *relayCLI) decisionTimeout(inv *hook.Invocation) time.Duration {
+	def := DefaultDecisionTimeout
+	if c.Ask {
+		def = DefaultAskTimeout
+	}
 	for _, v := range []string{c.DecisionTimeout, inv.Getenv(EnvDecisionTimeout)} {
 		if v == "" {
 			continue
@@ -137,9 +190,9 @@ func (c *relayCLI) decisionTimeout(inv *hook.Invocation) time.Duration {
 		if d, err := time.ParseDuration(v); err == nil && d > 0 {
 			return d
 		}
-		inv.Notef("decision timeout %q is not a duration like 90s: using %v", v, DefaultDecisionTimeout)
+		inv.Notef("decision timeout %q is not a duration like 90s: using %v", v, def)
 	}
-	return DefaultDecisionTimeout
+	return def
 }
 
 // notifyJSON returns the last argument when it is a JSON object.

@@ -7,7 +7,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"regexp"
+	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
@@ -86,6 +88,38 @@ type Input struct {
 	// Truncated says the payload was cut at the stdin cap: its complete
 	// leading fields are relayed, the one that was cut is not.
 	Truncated bool
+	// Now stamps the line (EventTime); the zero time leaves it unstamped.
+	Now time.Time
+	// Kind is coucou_kind, what the line is to the app (KindAsk), if not an
+	// event.
+	Kind string
+}
+
+// EventTime is the relay's clock on every line, in microseconds since the
+// epoch (the Rust relay's coucou_event_time_us). The Linux and Windows app's
+// auto-quit orders a session's events by it, and without it marks the
+// session uncertain and never quits it. It is the relay's to set: a value in
+// the payload is replaced.
+const EventTime = "coucou_event_time_us"
+
+// TermEditor is the field that routes Claude Code running in Cursor's
+// integrated terminal to Cursor's pill.
+const TermEditor = "term_editor"
+
+// termEditor is "cursor" when the hook runs in Cursor's integrated terminal.
+// Cursor sets TERM_PROGRAM=vscode as VS Code does, so it is told apart as
+// the Rust relay does it: by its own CURSOR_TRACE_ID, or by the executable
+// behind VS Code's git helper (VSCODE_GIT_ASKPASS_NODE) being Cursor's.
+func termEditor(in Input) string {
+	if getenv(in, "CURSOR_TRACE_ID") != "" {
+		return "cursor"
+	}
+	helper := getenv(in, "VSCODE_GIT_ASKPASS_NODE")
+	exe := helper[strings.LastIndexAny(helper, `/\`)+1:]
+	if strings.HasPrefix(strings.ToLower(exe), "cursor") {
+		return "cursor"
+	}
+	return ""
 }
 
 // dropped are fields the app never reads and that can be huge.
@@ -164,7 +198,18 @@ func Translate(payload []byte, in Input) (line []byte, event string, ok bool) {
 			setDefault(p, t.field, v)
 		}
 	}
+	if _, set := p[TermEditor]; !set {
+		if e := termEditor(in); e != "" {
+			p[TermEditor] = e
+		}
+	}
 	fillAliases(p, in)
+	if in.Kind != "" {
+		p["coucou_kind"] = in.Kind
+	}
+	if !in.Now.IsZero() {
+		p[EventTime] = json.Number(strconv.FormatInt(in.Now.UnixMicro(), 10))
+	}
 	for _, f := range dropped {
 		delete(p, f)
 	}

@@ -122,6 +122,9 @@ type Spec struct {
 	Legacy []string
 	// Test is what doctor --send runs.
 	Test Test
+	// StatusLine, when its Flag is set, lets install --statusline make the
+	// binary Claude Code's status line too.
+	StatusLine StatusLine
 }
 
 // Entry is one hook: the agent's event, the command line, its timeout.

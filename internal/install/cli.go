@@ -56,8 +56,9 @@ func (s Spec) noHooks() string {
 
 type installCmd struct {
 	where
-	Path string `placeholder:"PATH" help:"The path of the binary the hooks run (default: this one)."`
-	spec Spec
+	Path       string `placeholder:"PATH" help:"The path of the binary the hooks run (default: this one)."`
+	StatusLine bool   `name:"statusline" help:"Claude Code: also make this binary the status line, chaining the one there was (nb-hook: the plan-usage pill)."`
+	spec       Spec
 }
 
 func (c *installCmd) Run(con *hook.Console) error {
@@ -80,8 +81,20 @@ func (c *installCmd) Run(con *hook.Console) error {
 		return refused(settings, a, err)
 	}
 	n := len(c.spec.Events[a.Name])
-	return commit(con, settings, old, updated, c.DryRun,
-		fmt.Sprintf("%s: %d %s hooks run %s", settings, n, a.Name, bin))
+	done := fmt.Sprintf("%s: %d %s hooks run %s", settings, n, a.Name, bin)
+	if c.StatusLine {
+		switch {
+		case c.spec.StatusLine.Flag == "":
+			return fmt.Errorf("%s has no status line mode", c.spec.Binary)
+		case a.Name != "claude":
+			return fmt.Errorf("--statusline is Claude Code's (--agent claude)")
+		}
+		if updated, err = c.spec.InstallStatusLine(updated, bin); err != nil {
+			return fmt.Errorf("%s: %v: a status line is an object with a command; nothing was changed", settings, err)
+		}
+		done += ", and so does its status line"
+	}
+	return commit(con, settings, old, updated, c.DryRun, done)
 }
 
 type uninstallCmd struct {
@@ -114,6 +127,9 @@ func (c *uninstallCmd) Run(con *hook.Console) error {
 		return nil
 	}
 	updated, err := c.spec.Uninstall(a, old)
+	if err == nil && a.Name == "claude" && c.spec.StatusLine.Flag != "" {
+		updated, err = c.spec.UninstallStatusLine(updated) // the one it chained comes back
+	}
 	if err != nil {
 		return refused(settings, a, err)
 	}

@@ -95,11 +95,14 @@ func (d *doc) pad(depth int) hujson.Extra {
 
 // newValue renders v at depth, indented like the file.
 func (d *doc) newValue(v any, depth int) hujson.Value {
-	b, err := json.MarshalIndent(v, strings.Repeat(d.indent, depth), d.indent)
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // a command's > and & stay as the user wrote them
+	enc.SetIndent(strings.Repeat(d.indent, depth), d.indent)
+	if err := enc.Encode(v); err != nil {
 		panic(err) // our own values always marshal
 	}
-	nv, err := hujson.Parse(b)
+	nv, err := hujson.Parse(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
 	if err != nil {
 		panic(err)
 	}

@@ -65,9 +65,12 @@ func cmdFakeTmux(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv(envTmuxReply, args[0])
 }
 
-// cmdEscaped: escaped FILE prints FILE with every control byte but newline
-// and tab written as a Go escape (\r, \x1b, …), so that a golden shows a
-// terminal log's carriage returns and escape sequences exactly.
+// cmdEscaped: escaped FILE prints FILE with every control byte but tab
+// written as a Go escape (\r, \n, \x1b, …), so that a golden shows a
+// terminal log's line ends and escape sequences exactly. The golden's own
+// lines are layout, not content: one ends after each \n and after each
+// string terminator (\x1b\, which ends coral-pulse's every tag), and at the
+// end of the file.
 func cmdEscaped(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: escaped FILE")
@@ -77,15 +80,22 @@ func cmdEscaped(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("%v", err)
 	}
 	var out strings.Builder
-	for _, c := range b {
+	for i, c := range b {
 		switch {
 		case c == '\r':
 			out.WriteString(`\r`)
-		case c == '\n' || c == '\t' || c >= 0x20 && c != 0x7f:
+		case c == '\n':
+			out.WriteString("\\n\n")
+		case c == '\\' && i > 0 && b[i-1] == 0x1b:
+			out.WriteString("\\\n")
+		case c == '\t' || c >= 0x20 && c != 0x7f:
 			out.WriteByte(c)
 		default:
 			fmt.Fprintf(&out, `\x%02x`, c)
 		}
+	}
+	if s := out.String(); s != "" && !strings.HasSuffix(s, "\n") {
+		out.WriteByte('\n')
 	}
 	fmt.Fprint(ts.Stdout(), out.String())
 }

@@ -199,7 +199,7 @@ func (f *fake) serveLine(conn net.Conn, m mode) {
 	if len(line) == 0 && err != nil {
 		return
 	}
-	f.record(line)
+	f.record(usPlaceholder(line))
 	f.answer(m, func() {
 		switch {
 		case m.garbage:

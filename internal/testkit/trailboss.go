@@ -377,6 +377,22 @@ func recentMS(digits string) bool {
 	return err == nil && d < 15*time.Minute && d > -15*time.Minute
 }
 
+var eventTimeRE = regexp.MustCompile(`"coucou_event_time_us":(\d+)`)
+
+// usPlaceholder replaces a "coucou_event_time_us" (the Coucou relay's clock,
+// which the app's auto-quit orders events by) that is Unix microseconds
+// within 15 minutes of now by "<us>". A time in another unit, or a wrong
+// one, stays as it was, and fails the comparison.
+func usPlaceholder(line []byte) []byte {
+	return eventTimeRE.ReplaceAllFunc(line, func(m []byte) []byte {
+		n, err := strconv.ParseInt(string(m[len(`"coucou_event_time_us":`):]), 10, 64)
+		if d := time.Duration(time.Now().UnixMicro()-n) * time.Microsecond; err == nil && d < 15*time.Minute && d > -15*time.Minute {
+			return []byte(`"coucou_event_time_us":"<us>"`)
+		}
+		return m
+	})
+}
+
 var (
 	trailbossesMu sync.Mutex
 	trailbosses   = map[*testscript.TestScript]map[string]*tbFake{}

@@ -25,10 +25,7 @@ func TestFlakeVendorHash(t *testing.T) {
 	if testing.Short() {
 		t.Skip("vendors every dependency: not with -short")
 	}
-	out, err := exec.Command("git", "ls-files", "-z").Output()
-	if err != nil {
-		t.Skipf("not a git work tree (a module download): %v", err)
-	}
+	files := gitFiles(t)
 	flake, err := os.ReadFile("flake.nix")
 	if err != nil {
 		t.Fatal(err)
@@ -48,7 +45,7 @@ func TestFlakeVendorHash(t *testing.T) {
 
 	// The source as Nix sees it: the tracked files.
 	src := t.TempDir()
-	for _, f := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
+	for _, f := range files {
 		b, err := os.ReadFile(filepath.FromSlash(f))
 		if os.IsNotExist(err) {
 			continue

@@ -33,23 +33,7 @@ var trackedExceptions = []struct {
 // rest of the suite.
 func TestTrackedFiles(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git")
-	}
-	out, err := exec.Command("git", "ls-files", "-z").Output()
-	if err != nil {
-		t.Skipf("not a git work tree (a module download): %v", err)
-	}
-	var files []string
-	for _, f := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
-		if f != "" {
-			files = append(files, f)
-		}
-	}
-	if len(files) == 0 {
-		t.Fatal("git ls-files listed nothing")
-	}
-	for _, p := range trackedProblems(".", files) {
+	for _, p := range trackedProblems(".", gitFiles(t)) {
 		t.Error(p)
 	}
 }
@@ -84,6 +68,30 @@ func TestTrackedProblems(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+}
+
+// gitFiles lists the tracked files (slash paths), each once: git lists a
+// file with a merge conflict once per stage. Outside a git work tree (a
+// module download) the test is skipped.
+func gitFiles(t *testing.T) []string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	out, err := exec.Command("git", "ls-files", "-z").Output()
+	if err != nil {
+		t.Skipf("not a git work tree (a module download): %v", err)
+	}
+	var files []string
+	for _, f := range strings.Split(string(out), "\x00") {
+		if f != "" && (len(files) == 0 || files[len(files)-1] != f) {
+			files = append(files, f) // git lists a path's stages together
+		}
+	}
+	if len(files) == 0 {
+		t.Fatal("git ls-files listed nothing")
+	}
+	return files
 }
 
 // trackedProblems says, for each file (slash paths relative to root), why it

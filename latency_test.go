@@ -3,13 +3,16 @@ package hookwire_test
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/hookwire/hookwire/internal/hook"
 	"github.com/hookwire/hookwire/internal/testkit"
 )
 
@@ -117,4 +120,60 @@ func spawn(b *testing.B, proto *exec.Cmd, stdin []byte, env []string) {
 	b.ReportMetric(pct(0.50), "p50-ms")
 	b.ReportMetric(pct(0.95), "p95-ms")
 	b.ReportMetric(0, "ns/op")
+}
+
+// BenchmarkHookWork measures each binary's own work on each event of a
+// recorded Codex session (testdata/agents), in process: what an event costs
+// beyond starting a process, against surfaces in this process that answer
+// at once. It is how to tell whether an event does more work than the
+// others (a session start collecting state, a prompt's extra delivery):
+//
+//	go test -run '^$' -bench HookWork -benchtime 200x .
+func BenchmarkHookWork(b *testing.B) {
+	dir := b.TempDir()
+	env := append(baseEnv(dir), coucouTarget(b, dir, "ok")...)
+	env = append(env, trailbossLatencyTarget(b)...)
+	env = append(env, vpetPet(b, dir, "ok")...)
+	env = append(env, "VPET_NOTIFY_TOKEN="+vpetToken)
+	const uuid = "d63ac083-c016-4a5e-9d4f-0d0b1f7e2a11"
+	os.WriteFile(filepath.Join(dir, "claude_coral_"+uuid+".log"), nil, 0o600)
+	env = append(env, "CORAL_SESSION_NAME=claude-"+uuid, "CORAL_URL=http://127.0.0.1:1")
+	bin, err := testkit.BuildSuite(".")
+	if err != nil {
+		b.Fatal(err)
+	}
+	env = append(env, tinyNoctalia(b, bin, dir)...)
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		b.Setenv(k, v)
+	}
+	devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer devnull.Close()
+	payloads, _ := filepath.Glob("testdata/agents/codex-0.169.0/*.json")
+	seen := map[string]bool{}
+	for _, p := range payloads {
+		event := strings.TrimSuffix(filepath.Base(p), ".json")[3:]
+		if event == "notify" || seen[event] {
+			continue
+		}
+		seen[event] = true
+		for _, name := range slices.Sorted(maps.Keys(latencyTargets)) {
+			if name == "pulse-emit" {
+				continue
+			}
+			b.Run(event+"/"+name, func(b *testing.B) {
+				for b.Loop() {
+					f, err := os.Open(p)
+					if err != nil {
+						b.Fatal(err)
+					}
+					hook.Run(binaries[name](), []string{"--agent", "codex"}, f, devnull, devnull)
+					f.Close()
+				}
+			})
+		}
+	}
 }

@@ -8,9 +8,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/hookwire/hookwire/internal/agent"
 	"github.com/hookwire/hookwire/internal/coral"
 	"github.com/hookwire/hookwire/internal/coucou"
 	"github.com/hookwire/hookwire/internal/hook"
@@ -67,6 +69,11 @@ func TestMain(m *testing.M) {
 // every socket's server appear to run as that uid (another user's socket).
 // It exists in the test binary only.
 func testSeams() {
+	// FAKE_WRAP_ELAPSED is how long every wrapped command took, for text
+	// that says so.
+	if d, err := time.ParseDuration(os.Getenv("FAKE_WRAP_ELAPSED")); err == nil {
+		hook.Elapsed = func(time.Time) time.Duration { return d }
+	}
 	if v := os.Getenv("FAKE_PEER_UID"); v != "" {
 		uid, _ := strconv.Atoi(v)
 		transport.PeerUID = func(net.Conn) (int, error) { return uid, nil }
@@ -88,10 +95,11 @@ func TestScript(t *testing.T) {
 				"NOCTALIA_PULSE_DRYRUN", "TMUX_PANE", "XDG_RUNTIME_DIR", "COUCOU_SOCKET",
 				"COUCOU_DECISION_TIMEOUT", "TERM_PROGRAM", "ITERM_SESSION_ID", "TERM_SESSION_ID",
 				"__CFBundleIdentifier", "TERMINAL_EMULATOR", "WT_SESSION", "VSCODE_PID",
-				"CLAUDE_CODE_SSE_PORT", "CLAUDE_CODE_ENTRYPOINT", "GEMINI_SESSION_ID",
+				"CLAUDE_CODE_SSE_PORT", "FAKE_WRAP_ELAPSED", "CLAUDE_CODE_ENTRYPOINT", "GEMINI_SESSION_ID",
 				"TRAILBOSS_URL", "TRAILBOSS_DAEMON_URL", "CLAUDE_CODE_SESSION_ID",
 				"VPET_NOTIFY_SOCKET", "VPET_NOTIFY_TOKEN", "VPET_NOTIFY_TOKEN_FILE", "VPET_NOTIFY_EVENTS",
-				"AGENTICA_NOTIFY_SOCKET", "AGENTICA_NOTIFY_TOKEN", "AGENTICA_NOTIFY_TOKEN_FILE"} {
+				"AGENTICA_NOTIFY_SOCKET", "AGENTICA_NOTIFY_TOKEN", "AGENTICA_NOTIFY_TOKEN_FILE",
+				"CODEX_HOME", "COPILOT_HOME", "CLAUDE_CONFIG_DIR"} {
 				env.Setenv(k, "")
 			}
 			// The terminal go test runs in (if any) is not the scripts' business.
@@ -100,6 +108,10 @@ func TestScript(t *testing.T) {
 			// script that starts no fake Coral posts to a closed port, not to
 			// the developer's Coral on 8420.
 			for _, k := range []string{"TMUX", "CORAL_SESSION_NAME", "CORAL_PORT"} {
+				env.Setenv(k, "")
+			}
+			// Nor the CI job or terminal pane that would name a script's session.
+			for _, k := range agent.ScriptVars() {
 				env.Setenv(k, "")
 			}
 			env.Setenv("CORAL_URL", "http://127.0.0.1:9")

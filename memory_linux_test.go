@@ -24,6 +24,20 @@ import (
 //
 //	go test -run '^$' -bench PulseClaudeColdMemory -benchtime 1x .
 func BenchmarkPulseClaudeColdMemory(b *testing.B) {
+	coldMemory(b, "claude")
+}
+
+// BenchmarkPulseClaudeColdMemoryAgents is the same for a 1 GiB Codex
+// rollout, Gemini CLI chat and Copilot CLI events file with 20 MiB lines.
+//
+//	go test -run '^$' -bench PulseClaudeColdMemoryAgents -benchtime 1x .
+func BenchmarkPulseClaudeColdMemoryAgents(b *testing.B) {
+	for _, a := range []string{"codex", "gemini", "copilot"} {
+		b.Run(a, func(b *testing.B) { coldMemory(b, a) })
+	}
+}
+
+func coldMemory(b *testing.B, agentName string) {
 	bin, err := testkit.BuildSuite(".")
 	if err != nil {
 		b.Fatal(err)
@@ -33,19 +47,26 @@ func BenchmarkPulseClaudeColdMemory(b *testing.B) {
 	// with vfork), and writing 1 GiB would make ours large.
 	dir := b.TempDir()
 	gen := exec.Command(os.Args[0], "-test.run=^TestHelperBigTranscript$")
-	gen.Env = append(os.Environ(), "HOOKWIRE_BIG_TRANSCRIPT="+dir)
+	gen.Env = append(os.Environ(), "HOOKWIRE_BIG_TRANSCRIPT="+dir, "HOOKWIRE_BIG_FORMAT="+agentName)
 	out, err := gen.Output()
 	if err != nil {
 		b.Fatalf("generating: %v", err)
 	}
 	var big struct {
-		Path  string
-		Truth transcript.Usage
+		Path, Session string
+		Truth         transcript.Usage
 	}
 	if err := json.Unmarshal(bytes.TrimSpace(out[:bytes.IndexByte(out, '\n')+1]), &big); err != nil {
 		b.Fatalf("generator said %q: %v", out, err)
 	}
-	payload := fmt.Sprintf(`{"session_id":"d63ac083-c016","transcript_path":%q,"cwd":"/tmp","hook_event_name":"PreToolUse","tool_name":"Bash"}`, big.Path)
+	if big.Session == "" {
+		big.Session = "d63ac083-c016"
+	}
+	payload := fmt.Sprintf(`{"session_id":%q,"transcript_path":%q,"cwd":"/tmp","hook_event_name":"PreToolUse","tool_name":"Bash"}`, big.Session, big.Path)
+	args := []string{}
+	if agentName != "claude" {
+		args = []string{"--agent", agentName, "tool_start"}
+	}
 	for b.Loop() {
 		run := b.TempDir() // a cold state each time
 		env := append(baseEnv(run), "PULSE_DRYRUN=1")
@@ -53,7 +74,7 @@ func BenchmarkPulseClaudeColdMemory(b *testing.B) {
 		calls := 0
 		for {
 			calls++
-			cmd := exec.Command(filepath.Join(bin, "pulse-claude"))
+			cmd := exec.Command(filepath.Join(bin, "pulse-claude"), args...)
 			cmd.Env, cmd.Stdin = env, strings.NewReader(payload)
 			out, err := cmd.Output()
 			if err != nil {
@@ -83,6 +104,22 @@ func TestHelperBigTranscript(t *testing.T) {
 	dir := os.Getenv("HOOKWIRE_BIG_TRANSCRIPT")
 	if dir == "" {
 		t.Skip("a helper process")
+	}
+	if f, ok := map[string]transcript.Format{"codex": transcript.Codex, "gemini": transcript.Gemini, "copilot": transcript.Copilot}[os.Getenv("HOOKWIRE_BIG_FORMAT")]; ok {
+		a := transcripttest.NewAgent(f, 3)
+		a.BigLine = 20 << 20
+		for {
+			a.Turns(10)
+			path, err := a.Flush(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fi, _ := os.Stat(path); fi.Size() >= 1<<30 {
+				out, _ := json.Marshal(map[string]any{"Path": path, "Truth": a.Truth, "Session": a.Session})
+				fmt.Printf("%s\n", out)
+				return
+			}
+		}
 	}
 	g := transcripttest.New(3)
 	g.BigLine = 20 << 20

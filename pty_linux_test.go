@@ -11,6 +11,14 @@ import (
 // openPTY returns the terminal end of a new pseudo-terminal.
 func openPTY(t *testing.T) *os.File {
 	t.Helper()
+	_, tty := openPTYPair(t)
+	return tty
+}
+
+// openPTYPair returns both ends of a new pseudo-terminal: the master, where
+// what is written to the terminal is read, and the terminal.
+func openPTYPair(t *testing.T) (ptmx, tty *os.File) {
+	t.Helper()
 	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
 	if err != nil {
 		t.Skipf("no pseudo-terminals here: %v", err)
@@ -23,10 +31,10 @@ func openPTY(t *testing.T) *os.File {
 	if err != nil {
 		t.Skipf("ptsname: %v", err)
 	}
-	tty, err := os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|unix.O_NOCTTY, 0)
+	tty, err = os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|unix.O_NOCTTY, 0)
 	if err != nil {
 		t.Skipf("open pts: %v", err)
 	}
 	t.Cleanup(func() { tty.Close() })
-	return tty
+	return ptmx, tty
 }

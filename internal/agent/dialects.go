@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -66,8 +67,8 @@ var dialects = map[Agent]dialect{
 			"AfterTool":    ToolEnd,
 			"Notification": Attention,
 			"AfterAgent":   TurnEnd,
-			"PreCompress":  Compact,
-			"AfterModel":   Text, // fires per streamed chunk: never installed by default
+			"PreCompress":  Compact, // or nothing: see refine
+			"AfterModel":   Text,    // fires per streamed chunk: never installed by default
 			"SessionEnd":   SessionEnd,
 			// BeforeModel and BeforeToolSelection carry no status change.
 			"BeforeModel":         Unknown,
@@ -115,14 +116,18 @@ var dialects = map[Agent]dialect{
 			"preToolUse":          ToolStart,
 			"postToolUse":         ToolEnd,
 			"postToolUseFailure":  ToolEnd,
-			"permissionRequest":   Permission,
-			"notification":        Attention,
-			"agentStop":           TurnEnd,
-			"errorOccurred":       Error,
-			"preCompact":          Compact,
-			"subagentStart":       SubagentStart,
-			"subagentStop":        SubagentStop,
-			"sessionEnd":          SessionEnd,
+			// permissionRequest asks the hooks, not a person: it fires for every
+			// tool that is not read-only, before Copilot's own rules, even
+			// under --allow-all-tools. A person is asked only when notification
+			// (permission_prompt) follows; see refine.
+			"permissionRequest": Unknown,
+			"notification":      Attention,
+			"agentStop":         TurnEnd,
+			"errorOccurred":     Error,
+			"preCompact":        Compact,
+			"subagentStart":     SubagentStart,
+			"subagentStop":      SubagentStop,
+			"sessionEnd":        SessionEnd,
 		},
 		refine: refineCopilot,
 	},
@@ -200,21 +205,96 @@ func refineClaude(ev *Event, p gjson.Result) {
 
 func refineGemini(ev *Event, p gjson.Result) {
 	switch ev.Kind {
+	case Compact:
+		// Gemini CLI 0.61 fires PreCompress (trigger auto) before every model
+		// request, whether or not anything is compacted. It says nothing the
+		// BeforeAgent or AfterTool just before it did not (the model is about
+		// to think). Only a compression the user asked for (/compress) is sure.
+		if ev.Reason != "manual" {
+			ev.Kind = Unknown
+		}
 	case Attention:
 		if ev.Reason == "ToolPermission" {
 			ev.Kind = Permission
+			geminiPermissionTool(ev, p.Get("details"))
 		}
 	case ToolEnd:
+		// tool_response.error is {"message","type"}.
 		if e := p.Get("tool_response.error"); e.Exists() && e.Type != gjson.Null && e.String() != "" {
 			ev.OK = false
 			if ev.Error == "" {
-				ev.Error = errorText(e)
+				if m := e.Get("message"); e.IsObject() && m.String() != "" {
+					ev.Error = m.String()
+				} else if !e.IsObject() {
+					ev.Error = errorText(e)
+				} else {
+					ev.Error = "error"
+				}
 			}
+		} else if code := shellExitCode(p.Get("tool_response.llmContent").String()); code != "" {
+			// A shell command that failed sets no error: its exit code is
+			// only in the text the model reads.
+			ev.OK = false
+			ev.Error = "Exit Code: " + code
 		}
 	}
 }
 
+// geminiPermissionTool reads the tool out of a ToolPermission notification's
+// details (its confirmation: type exec, edit, mcp or info), in the names
+// and inputs of Gemini CLI's own tools.
+func geminiPermissionTool(ev *Event, d gjson.Result) {
+	switch d.Get("type").String() {
+	case "exec":
+		ev.Tool = "run_shell_command"
+		ev.ToolInput = object("command", d.Get("command"))
+	case "edit":
+		ev.Tool = "replace"
+		ev.ToolInput = object("file_path", d.Get("filePath"))
+	case "mcp":
+		ev.Tool = d.Get("toolName").String()
+		if s := d.Get("serverName").String(); s != "" && ev.Tool != "" {
+			ev.Tool = "mcp__" + s + "__" + ev.Tool
+		}
+	case "info":
+		ev.Tool = "web_fetch"
+		ev.ToolInput = object("prompt", d.Get("prompt"))
+	}
+}
+
+// shellExitCode is the non-zero exit code of Gemini CLI's shell tool, from
+// its llmContent: "Output: …", then "Error: …", "Exit Code: N", "Signal: …",
+// "Background PIDs: …", "Process Group PGID: …" lines, each only when it
+// applies. The output itself may say anything, so only the lines after it
+// are read, from the end.
+func shellExitCode(content string) string {
+	// 0.61 wraps it: "<untrusted_context>\nOutput: …\n</untrusted_context>".
+	if c, ok := strings.CutPrefix(content, "<untrusted_context>\n"); ok {
+		content = strings.TrimSuffix(strings.TrimRight(c, "\n"), "</untrusted_context>")
+	}
+	if !strings.HasPrefix(content, "Output: ") {
+		return ""
+	}
+	lines := strings.Split(strings.TrimRight(content, "\n"), "\n")
+	for i := len(lines) - 1; i > 0; i-- {
+		l := lines[i]
+		switch {
+		case strings.HasPrefix(l, "Process Group PGID: "), strings.HasPrefix(l, "Background PIDs: "),
+			strings.HasPrefix(l, "Signal: "):
+			continue
+		case strings.HasPrefix(l, "Exit Code: "):
+			code := strings.TrimPrefix(l, "Exit Code: ")
+			if code != "0" && strings.Trim(strings.TrimPrefix(code, "-"), "0123456789") == "" && code != "" && code != "-" {
+				return code
+			}
+		}
+		return ""
+	}
+	return ""
+}
+
 func refineAntigravity(ev *Event, p gjson.Result) {
+	addArgs(ev, antigravityArgs)
 	switch ev.Kind {
 	case Prompt:
 		// PreInvocation fires before every model call of a turn; only the first
@@ -256,15 +336,50 @@ func refineCursor(ev *Event, p gjson.Result) {
 }
 
 func refineCopilot(ev *Event, p gjson.Result) {
+	copilotTool(ev)
 	switch ev.Name {
+	case "notification", "Notification": // 1.0.102 names it Notification in the payload
+		if ev.Reason == "permission_prompt" {
+			ev.Kind = Permission // a person is asked, in Copilot's own prompt
+		}
 	case "postToolUse":
 		if r := p.Get("toolResult.resultType").String(); r != "" && r != "success" {
 			ev.OK = false
+		} else if m := copilotExit.FindStringSubmatch(p.Get("toolResult.textResultForLlm").String()); m != nil && m[1] != "0" {
+			// A shell command that failed is a "success": its exit code is
+			// only in the text the model reads (1.0.102).
+			ev.OK = false
+			ev.Error = "exit code " + m[1]
 		}
 	case "postToolUseFailure":
 		ev.OK = false
 	}
 }
+
+// ArgKind is the kind a hook's positional argument names, for an event
+// whose payload names one nobody maps (a newer agent, a mangled name): the
+// settings line's argument says what the hook is for. It is Unknown when the
+// event has a kind, when the agent's dialect knows the event and made it
+// nothing (Gemini's PreCompress before every request), or maps the argument
+// to nothing on purpose (Copilot's permissionRequest asks the hooks, not a
+// person).
+func ArgKind(ev Event, arg string) Kind {
+	if ev.Kind != Unknown || arg == "" {
+		return Unknown
+	}
+	if d, ok := dialects[ev.Agent]; ok {
+		if _, known := d.events[ev.Name]; known {
+			return Unknown
+		}
+		if k, ok := d.events[arg]; ok && k == Unknown {
+			return Unknown
+		}
+	}
+	return Lookup(arg)
+}
+
+// copilotExit is the last line of Copilot CLI's shell tool result.
+var copilotExit = regexp.MustCompile(`<shellId: [^>\s]+ completed with exit code (-?\d+)>\s*$`)
 
 // Lookup resolves an event name in any vocabulary the suite knows (every
 // dialect's, the canonical kinds', snake_case Claude names), or Unknown.

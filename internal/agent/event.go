@@ -95,6 +95,9 @@ type Event struct {
 	Time time.Time
 	// Raw is the payload as received (a JSON object), for targets that forward it.
 	Raw []byte
+	// Script says the event came from a script's arguments (the generic
+	// lifecycle), not from an agent's payload.
+	Script bool
 }
 
 // Get reads a field of the original payload, for the rare target need that the

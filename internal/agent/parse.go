@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/hookwire/hookwire/internal/transcript"
 )
 
 // Input is everything an invocation knows about the event.
@@ -28,6 +30,15 @@ type Input struct {
 	Getwd  func() (string, error)
 	// Now is the clock for events that carry no time. Nil means time.Now.
 	Now func() time.Time
+	// Script is the generic dialect's flags. They are read only when there
+	// is no payload: hook JSON on stdin wins.
+	Script Script
+	// Terminal names the controlling terminal's device (/dev/pts/4), or "":
+	// the last resort for a script's session. Nil means none.
+	Terminal func() string
+	// Transcripts lets Parse read the agent's transcript for what a turn
+	// end leaves out (see answer); the runtime sets it, tests may not.
+	Transcripts bool
 }
 
 // Parse detects the dialect and returns the canonical event. It never fails:
@@ -71,6 +82,11 @@ func Parse(in Input) Event {
 			ev.Cwd = wd
 		}
 	}
+	if _, known := dialects[ev.Agent]; payload == nil && (ev.Agent == Generic || !known) {
+		// Arguments alone: a script, which may name itself with --agent.
+		ev.Script = true
+		script(&ev, in)
+	}
 	if ev.Session == "" && ev.Agent == Aider && ev.Cwd != "" {
 		ev.Session = filepath.Base(ev.Cwd)
 	}
@@ -89,8 +105,52 @@ func Parse(in Input) Event {
 	} else if !ok {
 		refineClaude(&ev, p) // an unknown --agent writes Claude-shaped JSON
 	}
+	if in.Transcripts && ev.Kind == TurnEnd && ev.Transcript != "" {
+		answer(&ev)
+	}
 	return ev
 }
+
+// answer reads a turn's final answer from the transcript where the turn end
+// does not carry it: Gemini CLI's prompt_response is the whole turn's text,
+// the narration before each tool call included; Copilot CLI's agentStop has
+// none. Both transcripts are complete when the hook fires.
+func answer(ev *Event) {
+	switch ev.Agent {
+	case Gemini:
+		a, found, err := transcript.GeminiAnswer(ev.Transcript, transcript.TailLimits{})
+		// The transcript must agree with the payload: a stale or foreign
+		// file does not replace what the agent said.
+		if err == nil && found && strings.TrimSpace(a) != "" &&
+			strings.HasSuffix(strings.TrimSpace(ev.Message), strings.TrimSpace(a)) {
+			ev.Message = strings.TrimSpace(a)
+		}
+	case Copilot:
+		if ev.Message != "" {
+			return
+		}
+		// Copilot CLI 1.0.102 writes events.jsonl behind: at agentStop the
+		// answer (in a short session, the file itself) may be a moment away.
+		for deadline := time.Now().Add(copilotSettle); ; {
+			a, found, _ := transcript.CopilotAnswer(ev.Transcript, transcript.TailLimits{})
+			if found {
+				ev.Message = a
+				return
+			}
+			if time.Now().After(deadline) {
+				return
+			}
+			time.Sleep(copilotPoll)
+		}
+	}
+}
+
+// How long a Copilot turn end waits for its answer to reach the transcript,
+// and how often it looks.
+const (
+	copilotSettle = 600 * time.Millisecond
+	copilotPoll   = 20 * time.Millisecond
+)
 
 // gemininames are the hook_event_name values only Gemini CLI sends.
 var geminiNames = map[string]bool{
@@ -132,11 +192,20 @@ func detect(flag string, p gjson.Result) Agent {
 		return Copilot
 	case p.Get("turn_id").Exists():
 		return Codex
+	case isRollout(p.Get("transcript_path").String()):
+		// Codex's SessionStart and SessionEnd carry no turn_id; its
+		// transcript is a rollout file (~/.codex/sessions/…/rollout-….jsonl).
+		return Codex
 	case p.Get("timestamp").Type == gjson.String && name != "":
 		// Gemini stamps every payload with an ISO time; Claude Code sends none.
 		return Gemini
 	}
 	return Claude
+}
+
+func isRollout(path string) bool {
+	base := path[strings.LastIndexAny(path, `/\`)+1:]
+	return strings.HasPrefix(base, "rollout-") && strings.HasSuffix(base, ".jsonl")
 }
 
 // fields lists, for each Event field, the payload paths that carry it in some
@@ -193,9 +262,9 @@ func fill(ev *Event, p gjson.Result) {
 
 // toolInput returns the tool's arguments as a JSON object: Claude's
 // tool_input, Copilot's toolArgs (an object, or an object encoded as a
-// string), Antigravity's toolCall.args.
+// string) or toolInput (on permissionRequest), Antigravity's toolCall.args.
 func toolInput(p gjson.Result) json.RawMessage {
-	for _, path := range []string{"tool_input", "toolArgs", "toolCall.args"} {
+	for _, path := range []string{"tool_input", "toolArgs", "toolInput", "toolCall.args"} {
 		v := p.Get(path)
 		if v.IsObject() {
 			return json.RawMessage(v.Raw)

@@ -155,9 +155,31 @@ var parseCases = []parseCase{
 			e.Kind, e.Name, e.Tool, e.OK, e.Error = ToolEnd, "AfterTool", "read_file", false, "File not found"
 			e.ToolInput = json.RawMessage(`{}`)
 		})},
-	{"gemini/Notification/ToolPermission", "", nil, gemini("Notification", `,"notification_type":"ToolPermission","message":"Allow run_shell_command?","details":{"command":"make"}`),
+	// Gemini CLI 0.61 as it really sends these (issue 11, defects 9, 10, 12).
+	{"gemini/AfterTool/error object", "", nil, gemini("AfterTool", `,"tool_name":"read_file","tool_input":{"file_path":"nope.txt"},"tool_response":{"llmContent":"File not found: /home/u/app/nope.txt","returnDisplay":"File not found.","error":{"message":"File not found: /home/u/app/nope.txt","type":"file_not_found"}}`),
 		with(geminiBase, func(e *Event) {
-			e.Kind, e.Name, e.Reason, e.Message = Permission, "Notification", "ToolPermission", "Allow run_shell_command?"
+			e.Kind, e.Name, e.Tool, e.OK, e.Error = ToolEnd, "AfterTool", "read_file", false, "File not found: /home/u/app/nope.txt"
+			e.ToolInput = json.RawMessage(`{"file_path":"nope.txt"}`)
+		})},
+	{"gemini/AfterTool/shell exit code", "", nil, gemini("AfterTool", `,"tool_name":"run_shell_command","tool_input":{"command":"false"},"tool_response":{"llmContent":"Output: (empty)\nExit Code: 1\nProcess Group PGID: 4242","returnDisplay":""}`),
+		with(geminiBase, func(e *Event) {
+			e.Kind, e.Name, e.Tool, e.OK, e.Error = ToolEnd, "AfterTool", "run_shell_command", false, "Exit Code: 1"
+			e.ToolInput = json.RawMessage(`{"command":"false"}`)
+		})},
+	{"gemini/AfterTool/shell output that mentions an exit code", "", nil, gemini("AfterTool", `,"tool_name":"run_shell_command","tool_input":{"command":"cat log"},"tool_response":{"llmContent":"Output: Exit Code: 3\nall good\nProcess Group PGID: 4242","returnDisplay":""}`),
+		with(geminiBase, func(e *Event) {
+			e.Kind, e.Name, e.Tool, e.OK = ToolEnd, "AfterTool", "run_shell_command", true
+			e.ToolInput = json.RawMessage(`{"command":"cat log"}`)
+		})},
+	{"gemini/Notification/ToolPermission", "", nil, gemini("Notification", `,"notification_type":"ToolPermission","message":"Tool Confirm Shell Command requires execution","details":{"type":"exec","title":"Confirm Shell Command","command":"rm -rf build","rootCommand":"rm"}`),
+		with(geminiBase, func(e *Event) {
+			e.Kind, e.Name, e.Reason, e.Message = Permission, "Notification", "ToolPermission", "Tool Confirm Shell Command requires execution"
+			e.Tool, e.ToolInput = "run_shell_command", json.RawMessage(`{"command":"rm -rf build"}`)
+		})},
+	{"gemini/Notification/ToolPermission edit", "", nil, gemini("Notification", `,"notification_type":"ToolPermission","message":"Tool Confirm Edit: a.go requires editing","details":{"type":"edit","title":"Confirm Edit: a.go","fileName":"a.go","filePath":"/home/u/app/a.go","fileDiff":"...","originalContent":"","newContent":"x","isModifying":false}`),
+		with(geminiBase, func(e *Event) {
+			e.Kind, e.Name, e.Reason, e.Message = Permission, "Notification", "ToolPermission", "Tool Confirm Edit: a.go requires editing"
+			e.Tool, e.ToolInput = "replace", json.RawMessage(`{"file_path":"/home/u/app/a.go"}`)
 		})},
 	{"gemini/Notification/other", "", nil, gemini("Notification", `,"notification_type":"Other","message":"Waiting"`),
 		with(geminiBase, func(e *Event) { e.Kind, e.Name, e.Reason, e.Message = Attention, "Notification", "Other", "Waiting" })},
@@ -165,8 +187,11 @@ var parseCases = []parseCase{
 		with(geminiBase, func(e *Event) {
 			e.Kind, e.Name, e.Prompt, e.Message = TurnEnd, "AfterAgent", "Explain this repo", "It is a hook suite."
 		})},
-	{"gemini/PreCompress", "", nil, gemini("PreCompress", `,"trigger":"auto"`),
-		with(geminiBase, func(e *Event) { e.Kind, e.Name, e.Reason = Compact, "PreCompress", "auto" })},
+	// PreCompress (auto) fires before every model request: nothing to say.
+	{"gemini/PreCompress auto", "", nil, gemini("PreCompress", `,"trigger":"auto"`),
+		with(geminiBase, func(e *Event) { e.Kind, e.Name, e.Reason = Unknown, "PreCompress", "auto" })},
+	{"gemini/PreCompress manual", "", nil, gemini("PreCompress", `,"trigger":"manual"`),
+		with(geminiBase, func(e *Event) { e.Kind, e.Name, e.Reason = Compact, "PreCompress", "manual" })},
 	{"gemini/AfterModel", "", nil, gemini("AfterModel", `,"llm_request":{"model":"gemini-2.5-pro","messages":[]},"llm_response":{"text":"Hel"}`),
 		with(geminiBase, func(e *Event) { e.Kind, e.Name, e.Model = Text, "AfterModel", "gemini-2.5-pro" })},
 	{"gemini/SessionEnd", "", nil, gemini("SessionEnd", `,"reason":"exit"`),
@@ -188,12 +213,12 @@ var parseCases = []parseCase{
 	{"antigravity/PreToolUse", "", []string{"PreToolUse"}, antigravity(`,"stepIdx":4,"toolCall":{"name":"run_command","args":{"CommandLine":"go test ./...","Cwd":"/home/u/app"}}`),
 		with(agyBase, func(e *Event) {
 			e.Kind, e.Name, e.Tool = ToolStart, "PreToolUse", "run_command"
-			e.ToolInput = json.RawMessage(`{"CommandLine":"go test ./...","Cwd":"/home/u/app"}`)
+			e.ToolInput = json.RawMessage(`{"CommandLine":"go test ./...","Cwd":"/home/u/app","command":"go test ./..."}`)
 		})},
 	{"antigravity/PostToolUse", "", []string{"PostToolUse"}, antigravity(`,"stepIdx":4,"toolCall":{"name":"view_file","args":{"FilePath":"/home/u/app/a.go"}}`),
 		with(agyBase, func(e *Event) {
 			e.Kind, e.Name, e.Tool, e.OK = ToolEnd, "PostToolUse", "view_file", true
-			e.ToolInput = json.RawMessage(`{"FilePath":"/home/u/app/a.go"}`)
+			e.ToolInput = json.RawMessage(`{"FilePath":"/home/u/app/a.go","file_path":"/home/u/app/a.go"}`)
 		})},
 	{"antigravity/PostToolUse/error, null toolCall", "", []string{"PostToolUse"}, antigravity(`,"stepIdx":5,"toolCall":null,"error":"command timed out"`),
 		with(agyBase, func(e *Event) { e.Kind, e.Name, e.OK, e.Error = ToolEnd, "PostToolUse", false, "command timed out" })},
@@ -234,6 +259,16 @@ var parseCases = []parseCase{
 		with(codexBase, func(e *Event) { e.Kind, e.Name = SubagentStop, "SubagentStop" })},
 	{"codex/SessionEnd", "", nil, codex("SessionEnd", `,"reason":"exit"`),
 		with(codexBase, func(e *Event) { e.Kind, e.Name, e.Reason = SessionEnd, "SessionEnd", "exit" })},
+	// SessionStart and SessionEnd carry no turn_id: the rollout transcript
+	// says Codex (issue 11, defect 7).
+	{"codex/SessionStart without --agent", "", nil, `{"session_id":"019ad6f0-7c3e-7d21-9a0b-5b1c2d3e4f50","transcript_path":"/home/u/.codex/sessions/2026/11/30/rollout-2026-11-30T12-00-00-019ad6f0-7c3e-7d21-9a0b-5b1c2d3e4f50.jsonl","cwd":"/home/u/app","hook_event_name":"SessionStart","model":"gpt-5.1-codex","permission_mode":"bypassPermissions","source":"startup"}`,
+		Event{Agent: Codex, Kind: SessionStart, Name: "SessionStart", Session: "019ad6f0-7c3e-7d21-9a0b-5b1c2d3e4f50", Cwd: "/home/u/app",
+			Transcript: "/home/u/.codex/sessions/2026/11/30/rollout-2026-11-30T12-00-00-019ad6f0-7c3e-7d21-9a0b-5b1c2d3e4f50.jsonl",
+			Model:      "gpt-5.1-codex", Reason: "startup", Time: now}},
+	{"codex/SessionEnd without --agent", "", nil, `{"session_id":"019ad6f0-7c3e-7d21-9a0b-5b1c2d3e4f50","transcript_path":"/home/u/.codex/sessions/2026/11/30/rollout-2026-11-30T12-00-00-019ad6f0-7c3e-7d21-9a0b-5b1c2d3e4f50.jsonl","cwd":"/home/u/app","hook_event_name":"SessionEnd","reason":"other"}`,
+		Event{Agent: Codex, Kind: SessionEnd, Name: "SessionEnd", Session: "019ad6f0-7c3e-7d21-9a0b-5b1c2d3e4f50", Cwd: "/home/u/app",
+			Transcript: "/home/u/.codex/sessions/2026/11/30/rollout-2026-11-30T12-00-00-019ad6f0-7c3e-7d21-9a0b-5b1c2d3e4f50.jsonl",
+			Reason:     "other", Time: now}},
 	{"codex/Interrupt", "", nil, codex("Interrupt", ``),
 		with(codexBase, func(e *Event) { e.Kind, e.Name = Interrupted, "Interrupt" })},
 	{"codex/notify agent-turn-complete", "", []string{`{"type":"agent-turn-complete","thread-id":"th-1","turn-id":"tu-2","cwd":"/home/u/app","input-messages":["first","make it faster"],"last-assistant-message":"Rewrote the loop."}`}, "",
@@ -301,19 +336,30 @@ var parseCases = []parseCase{
 		with(copilotBase, func(e *Event) { e.Kind, e.Name, e.Prompt = Prompt, "userPromptSubmitted", "and the tests" })},
 	{"copilot/preToolUse, toolArgs as a string", "", []string{"preToolUse"}, copilot(`,"toolName":"bash","toolArgs":"{\"command\":\"make\"}"`),
 		with(copilotBase, func(e *Event) {
-			e.Kind, e.Name, e.Tool, e.ToolInput = ToolStart, "preToolUse", "bash", json.RawMessage(`{"command":"make"}`)
+			e.Kind, e.Name, e.Tool, e.ToolInput = ToolStart, "preToolUse", "Bash", json.RawMessage(`{"command":"make"}`)
 		})},
 	{"copilot/postToolUse", "", []string{"postToolUse"}, copilot(`,"toolName":"view","toolArgs":{"path":"a.go"},"toolResult":{"resultType":"success","textResultForLlm":"..."}`),
 		with(copilotBase, func(e *Event) {
-			e.Kind, e.Name, e.Tool, e.OK, e.ToolInput = ToolEnd, "postToolUse", "view", true, json.RawMessage(`{"path":"a.go"}`)
+			e.Kind, e.Name, e.Tool, e.OK, e.ToolInput = ToolEnd, "postToolUse", "Read", true, json.RawMessage(`{"path":"a.go","file_path":"a.go"}`)
 		})},
 	{"copilot/postToolUse failure", "", []string{"postToolUse"}, copilot(`,"toolName":"bash","toolArgs":{"command":"x"},"toolResult":{"resultType":"failure"}`),
 		with(copilotBase, func(e *Event) {
-			e.Kind, e.Name, e.Tool, e.OK, e.ToolInput = ToolEnd, "postToolUse", "bash", false, json.RawMessage(`{"command":"x"}`)
+			e.Kind, e.Name, e.Tool, e.OK, e.ToolInput = ToolEnd, "postToolUse", "Bash", false, json.RawMessage(`{"command":"x"}`)
 		})},
-	{"copilot/permissionRequest", "", []string{"permissionRequest"}, copilot(`,"toolName":"bash","toolArgs":{"command":"rm x"}`),
+	// permissionRequest fires for every tool that is not read-only, even
+	// allowed ones: nobody is asked. toolInput, not toolArgs, there.
+	{"copilot/permissionRequest", "", []string{"permissionRequest"}, copilot(`,"hookName":"permissionRequest","toolName":"bash","toolInput":{"command":"rm x","description":"Remove x"},"permissionSuggestions":[]`),
 		with(copilotBase, func(e *Event) {
-			e.Kind, e.Name, e.Tool, e.ToolInput = Permission, "permissionRequest", "bash", json.RawMessage(`{"command":"rm x"}`)
+			e.Kind, e.Name, e.Tool, e.ToolInput = Unknown, "permissionRequest", "Bash", json.RawMessage(`{"command":"rm x","description":"Remove x"}`)
+		})},
+	{"copilot/create", "", []string{"preToolUse"}, copilot(`,"toolName":"create","toolArgs":{"path":"/home/u/app/a.txt","file_text":"hi"}`),
+		with(copilotBase, func(e *Event) {
+			e.Kind, e.Name, e.Tool = ToolStart, "preToolUse", "Write"
+			e.ToolInput = json.RawMessage(`{"path":"/home/u/app/a.txt","file_text":"hi","file_path":"/home/u/app/a.txt","content":"hi"}`)
+		})},
+	{"copilot/notification permission_prompt", "", []string{"notification"}, copilot(`,"message":"Run command: rm x","title":"Permission needed","notification_type":"permission_prompt"`),
+		with(copilotBase, func(e *Event) {
+			e.Kind, e.Name, e.Message, e.Reason = Permission, "notification", "Run command: rm x", "permission_prompt"
 		})},
 	{"copilot/notification", "", []string{"notification"}, copilot(`,"message":"waiting"`),
 		with(copilotBase, func(e *Event) { e.Kind, e.Name, e.Message = Attention, "notification", "waiting" })},
@@ -337,7 +383,7 @@ var parseCases = []parseCase{
 		Event{Agent: Aider, Kind: TurnEnd, Name: "notification", Session: "proj", Cwd: "/home/u/proj", Time: now}},
 	// A script with no payload.
 	{"generic", "", []string{"session_end"}, "",
-		Event{Agent: Generic, Kind: SessionEnd, Name: "session_end", Cwd: "/home/u/proj", Time: now}},
+		Event{Agent: Generic, Kind: SessionEnd, Name: "session_end", Cwd: "/home/u/proj", Time: now, Script: true}},
 	// An agent this suite has no dialect for, writing Claude-shaped JSON.
 	{"unknown agent", "opencode", nil, `{"hook_event_name":"PreToolUse","session_id":"oc-1","cwd":"/w","tool_name":"bash","tool_input":{"command":"ls"}}`,
 		Event{Agent: "opencode", Kind: ToolStart, Name: "PreToolUse", Session: "oc-1", Cwd: "/w", Tool: "bash",

@@ -3,7 +3,6 @@ package coral
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -148,7 +147,7 @@ func PostEvent(base, cwd string, s Session, eventType, summary string) transport
 	body, _ := json.Marshal(eventBody{EventType: eventType, Summary: summary, SessionID: s.UUID})
 	return within{apiBudget, httpsend.Request{
 		URL:      base + "/api/sessions/live/" + url.PathEscape(name) + "/events",
-		Header:   http.Header{"Content-Type": {"application/json"}},
+		Header:   httpsend.Header{"Content-Type": {"application/json"}},
 		Body:     body,
 		MaxReply: 4 << 10,
 	}}

@@ -47,6 +47,10 @@ Environment:
 Always exits 0; in hook mode prints nothing unless PULSE_DRYRUN is set.`,
 		CLI:      &pulseCLI{},
 		Commands: install.Commands(hooks, sessionCheck),
+		// The goal is the run's name, the status the command line
+		// ("Running make") and then its result, which a session end's
+		// "Session ended" would replace.
+		Wrap: hook.Wrap{AsTool: true},
 	}
 }
 
@@ -74,7 +78,7 @@ func (c *hookCmd) Run(inv *hook.Invocation) error {
 	if ev.Kind == agent.Unknown && ev.Name != "" && len(c.Args) > 0 && c.Args[0] != ev.Name {
 		// The payload names an event nobody maps (a newer agent, a mangled
 		// name): the one the settings line gives is what the user meant.
-		if k := agent.Lookup(c.Args[0]); k != agent.Unknown {
+		if k := agent.ArgKind(ev, c.Args[0]); k != agent.Unknown {
 			inv.Notef("payload event %q is unknown: using the argument, %s", ev.Name, c.Args[0])
 			ev.Name, ev.Kind = c.Args[0], k
 			inv.Observe(ev)
@@ -155,7 +159,7 @@ func carry(inv *hook.Invocation, s Session, ev agent.Event, tags []Tag) []Tag {
 	}
 	name := "goal-" + state.Key(s.UUID)
 	if ev.Kind == agent.SessionStart && !inv.DryRun() {
-		store.GC(goalsKept) // the goals of sessions that never said they ended
+		store.Tidy(goalsKept, time.Hour) // the goals of sessions that never said they ended
 	}
 	if ev.Kind == agent.SessionEnd {
 		if !inv.DryRun() {

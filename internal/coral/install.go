@@ -3,7 +3,6 @@ package coral
 import (
 	"context"
 	"errors"
-	"net/http"
 	"time"
 
 	"github.com/hookwire/hookwire/internal/install"
@@ -19,14 +18,15 @@ var hooks = install.Spec{
 		"claude": {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure",
 			"PermissionRequest", "Notification", "Stop", "StopFailure", "PreCompact", "SessionEnd"},
 		"codex": {"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
-			"Stop", "StopFailure", "PreCompact", "SessionEnd"},
+			"Stop", "StopFailure", "Interrupt", "PreCompact", "SessionEnd"},
 		"gemini":      {"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "Notification", "AfterAgent", "PreCompress", "SessionEnd"},
 		"antigravity": {"SessionStart", "PreInvocation", "PreToolUse", "PostToolUse", "Stop"},
 		"cursor": {"sessionStart", "beforeSubmitPrompt", "preToolUse", "beforeShellExecution", "beforeMCPExecution",
 			"postToolUse", "afterShellExecution", "afterFileEdit", "stop", "preCompact", "sessionEnd"},
-		"copilot": {"sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "permissionRequest",
+		"copilot": {"sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "postToolUseFailure",
 			"notification", "agentStop", "errorOccurred", "sessionEnd"},
 	},
+	Env:  []string{"CORAL_SESSION_NAME", "TMUX_PANE", "CORAL_URL", "CORAL_PORT", "XDG_RUNTIME_DIR", "PULSE_LOG"},
 	Test: install.Test{Stdin: `{"session_id":"hookwire-doctor","cwd":"/","hook_event_name":"Notification","message":"doctor","notification_type":"idle_prompt"}`},
 }
 
@@ -58,7 +58,7 @@ func sessionCheck(getenv func(string) string) []install.Finding {
 	if from == "" {
 		from = "Coral's default port"
 	}
-	if _, err := (httpsend.Request{Method: http.MethodGet, URL: base + "/", MaxReply: -1}).Do(ctx); err != nil {
+	if _, err := (httpsend.Request{Method: "GET", URL: base + "/", MaxReply: -1}).Do(ctx); err != nil {
 		out = append(out, install.Finding{Status: install.Info, What: "Coral's server does not answer at " + base + " (from " + from + "; goals and confidences are not posted): " + err.Error()})
 	} else {
 		out = append(out, install.Finding{Status: install.OK, What: "Coral's server answers at " + base + " (from " + from + ")"})

@@ -65,6 +65,16 @@ var toolCases = []struct {
 	{tool(agent.Gemini, "google_web_search", `{"query":"gjson path syntax"}`), `Searching the web for "gjson path syntax"`},
 	{tool(agent.Gemini, "save_memory", `{"fact":"x"}`), "Saving a memory"},
 	{tool(agent.Gemini, "write_todos", `{"todos":[]}`), "Updating the plan"},
+	{tool(agent.Gemini, "update_topic", `{"strategic_intent":"Find it","summary":"s","title":"Checking the notes"}`), "Checking the notes"},
+	{tool(agent.Gemini, "ask_user", `{"questions":[{"question":"Go on?"}]}`), "Asking a question"},
+	{tool(agent.Gemini, "invoke_agent", `{"agent_name":"codebase_investigator","prompt":"Where?"}`), "Delegating: codebase_investigator"},
+	{tool(agent.Gemini, "enter_plan_mode", `{"reason":"r"}`), "Planning"},
+	{tool(agent.Gemini, "exit_plan_mode", `{"plan_filename":"p.md"}`), "Presenting a plan"},
+	{tool(agent.Gemini, "activate_skill", `{"name":"pdf"}`), "Using skill pdf"},
+	{tool(agent.Gemini, "complete_task", `{}`), "Finishing the task"},
+	{tool(agent.Gemini, "read_mcp_resource", `{"uri":"x://y"}`), "Reading an MCP resource"},
+	{tool(agent.Gemini, "list_mcp_resources", `{}`), "Reading an MCP resource"},
+	{tool(agent.Gemini, "get_internal_docs", `{"path":"/home/u/app/docs/a.md"}`), "Reading docs/a.md"},
 	{tool(agent.Gemini, "mcp__db__query", `{}`), "Using db/query"},
 
 	// Antigravity: PascalCase arguments.

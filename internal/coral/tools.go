@@ -44,7 +44,7 @@ var (
 	globKeys   = []string{"pattern", "glob_pattern", "query", "Pattern", "include"}
 	urlKeys    = []string{"url", "Url", "URL", "prompt"} // Gemini's web_fetch has its URLs in a prompt
 	searchKeys = []string{"query", "search_term", "Query", "q"}
-	taskKeys   = []string{"description", "subagent_type", "prompt"}
+	taskKeys   = []string{"description", "subagent_type", "agent_name", "prompt"}
 )
 
 var (
@@ -62,6 +62,10 @@ var (
 	skill    = action{"Using skill", words, []string{"skill", "command", "name"}, "Using a skill"}
 	applyP   = action{"Editing", patch, []string{"input", "patch", "command"}, "Applying a patch"}
 	intent   = action{"", words, []string{"intent"}, "Thinking"}
+	topic    = action{"", words, []string{"title", "strategic_intent"}, "Thinking"}
+	planning = action{bare: "Planning"}
+	finish   = action{bare: "Finishing the task"}
+	resource = action{bare: "Reading an MCP resource"}
 	plan     = action{bare: "Updating the plan"}
 	ask      = action{bare: "Asking a question"}
 	present  = action{bare: "Presenting a plan"}
@@ -87,6 +91,10 @@ var tools = map[string]action{
 	"run_shell_command": run, "read_file": read, "read_many_files": read, "write_file": write,
 	"replace": edit, "glob": glob, "search_file_content": grep, "list_directory": list,
 	"web_fetch": fetch, "google_web_search": search, "save_memory": memory, "write_todos": plan,
+	// Gemini CLI 0.61 (defect 12 of issue 11: these showed as "Using …").
+	"update_topic": topic, "ask_user": ask, "invoke_agent": delegate, "enter_plan_mode": planning,
+	"exit_plan_mode": present, "activate_skill": skill, "complete_task": finish,
+	"read_mcp_resource": resource, "list_mcp_resources": resource, "get_internal_docs": read,
 
 	// Antigravity (its arguments are PascalCase: CommandLine, TargetFile, …).
 	"run_command": run, "view_file": read, "view_file_outline": read, "view_code_item": read,

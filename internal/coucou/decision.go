@@ -72,8 +72,8 @@ const (
 
 // Reply is what the relay prints for the agent: the decision in the
 // agent's own format on a permission request, and the neutral answer some
-// agents require on every hook (a JSON object on stdout, else they warn or,
-// for Copilot, fail closed). "" prints nothing. suggestions is Claude's
+// agents expect on every hook (a JSON object on stdout, else they warn).
+// "" prints nothing. suggestions is Claude's
 // permission_suggestions (raw JSON), which "always" makes permanent.
 func Reply(agent, event string, d Decision, suggestions []byte) string {
 	if event == "PermissionRequest" {
@@ -100,15 +100,23 @@ func Reply(agent, event string, d Decision, suggestions []byte) string {
 				return claudeDeny
 			}
 			return ""
-		case "copilot", "muse":
+		case "copilot":
+			// Copilot CLI 1.0.102 reads {"behavior","message"} and ignores
+			// permissionDecision; with no answer it decides as it would
+			// without the hook (its own prompt, or a denial in -p).
+			switch d {
+			case Allow, Always:
+				return `{"behavior":"allow"}`
+			case Deny:
+				return `{"behavior":"deny","message":"Denied from Coucou"}`
+			}
+			return ""
+		case "muse":
 			switch d {
 			case Allow, Always:
 				return `{"permissionDecision":"allow"}`
 			case Deny:
 				return `{"permissionDecision":"deny"}`
-			}
-			if agent == "copilot" { // Copilot CLI fails closed on silence
-				return `{"permissionDecision":"ask"}`
 			}
 			return ""
 		case "hermes":

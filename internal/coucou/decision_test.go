@@ -32,7 +32,12 @@ func TestReply(t *testing.T) {
 		{"hermes", "PermissionRequest", Allow, `{"choice":"once"}`},
 		{"hermes", "PermissionRequest", Always, `{"choice":"always"}`},
 		{"hermes", "PermissionRequest", Deny, `{"choice":"deny"}`},
-		{"copilot", "PermissionRequest", Ask, `{"permissionDecision":"ask"}`},
+		// Copilot CLI 1.0.102 reads behavior; no answer leaves it to Copilot.
+		{"copilot", "PermissionRequest", Allow, `{"behavior":"allow"}`},
+		{"copilot", "PermissionRequest", Always, `{"behavior":"allow"}`},
+		{"copilot", "PermissionRequest", Deny, `{"behavior":"deny","message":"Denied from Coucou"}`},
+		{"copilot", "PermissionRequest", Ask, ""},
+		{"copilot", "PermissionRequest", None, ""},
 		{"gemini", "PreToolUse", None, "{}"},
 		{"antigravity", "PreToolUse", None, `{"decision":"ask"}`},
 		{"antigravity", "PostToolUse", None, "{}"},

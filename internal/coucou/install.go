@@ -28,10 +28,15 @@ var hooks = install.Spec{
 		"gemini":      {"SessionStart", "SessionEnd", "BeforeTool", "AfterTool", "BeforeAgent", "AfterAgent", "Notification"},
 		"antigravity": {"PreToolUse", "PostToolUse", "PreInvocation", "PostInvocation", "Stop"},
 		"cursor":      {"sessionStart", "beforeSubmitPrompt", "preToolUse", "postToolUse", "postToolUseFailure", "subagentStart", "subagentStop", "stop", "sessionEnd"},
-		"copilot": {"sessionStart", "userPromptSubmitted", "preToolUse", "permissionRequest", "postToolUse",
-			"agentStop", "sessionEnd", "notification"},
+		// No permissionRequest: it fires for every tool that is not read-only,
+		// even those Copilot allows, and a card left unanswered would hold
+		// each up to 118 s. notification (permission_prompt) says when a
+		// person is really asked.
+		"copilot": {"sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "postToolUseFailure",
+			"agentStop", "errorOccurred", "subagentStart", "subagentStop", "sessionEnd", "notification"},
 	},
 	StatusLine: install.StatusLine{Flag: StatusLineFlag, Previous: PreviousFlag},
+	Env:        []string{"COUCOU_SOCKET", "COUCOU_DECISION_TIMEOUT", "XDG_RUNTIME_DIR", "PULSE_LOG"},
 	Test:       install.Test{Stdin: `{"session_id":"hookwire-doctor","cwd":"/","hook_event_name":"Notification","message":"A test from nb-hook doctor"}`},
 }
 

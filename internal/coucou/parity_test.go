@@ -68,7 +68,10 @@ func TestReplyContracts(t *testing.T) {
 		{"amp", "Stop", None, ""},
 		{"hermes", "Stop", None, ""},
 		{"", "PermissionRequest", Answer, ""}, // an answer prints only through UpdatedInput
-		{"copilot", "PermissionRequest", Answer, `{"permissionDecision":"ask"}`},
+		// Not the relays' {"permissionDecision":"ask"}: Copilot CLI 1.0.102
+		// reads {"behavior"} and, without an answer, decides as without the
+		// hook (recorded: testdata/agents/copilot-1.0.102/permission-prompt).
+		{"copilot", "PermissionRequest", Answer, ""},
 	} {
 		if got := Reply(tc.agent, tc.event, tc.d, nil); got != tc.want {
 			t.Errorf("Reply(%q, %q, %q) = %s, want %s", tc.agent, tc.event, tc.d, got, tc.want)

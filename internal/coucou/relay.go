@@ -2,6 +2,7 @@ package coucou
 
 import (
 	"bytes"
+	"cmp"
 	"os"
 	"runtime"
 	"strings"
@@ -24,9 +25,10 @@ func Relay() hook.Binary {
 
 Reads the hook JSON on stdin and sends it to the app, translated into Claude
 Code's vocabulary, with the agent's pill named by --agent. On a permission
-request from an agent that takes decisions (Claude Code, Codex, Copilot CLI),
-waits for the answer from the notch and prints it in the agent's format;
-without an answer it prints nothing and the agent asks in its terminal.
+request from an agent that takes decisions (Claude Code, Codex; Copilot CLI
+with --approvals), waits for the answer from the notch and prints it in the
+agent's format; without an answer it prints nothing and the agent asks in
+its terminal.
 
 With --statusline it is Claude Code's status line command instead: it passes
 the plan limits to the app's plan-usage pill and prints what the status line it
@@ -44,11 +46,14 @@ Environment:
 Always exits 0.`,
 		CLI:      &relayCLI{},
 		Commands: install.Commands(hooks, socketCheck),
+		// The pill shows done or failed after the command: no session end.
+		Wrap: hook.Wrap{},
 	}
 }
 
 type relayCLI struct {
 	Agent           string           `help:"The agent's pill (gemini, antigravity, codex, cursor, copilot, …); none for Claude Code."`
+	Approvals       bool             `help:"Copilot CLI: relay permissionRequest as an approval card and wait for its answer. Copilot asks its hooks about every tool that is not read-only, even those it would allow: use this only if it asks you about each anyway (no --allow-all-tools)."`
 	Event           string           `arg:"" optional:"" help:"The event, for agents whose payload names none (Antigravity)."`
 	Rest            []string         `arg:"" optional:"" hidden:""` // ignored, as the reference relay does
 	StatusLine      bool             `name:"statusline" help:"Be Claude Code's status line command: pass the plan limits to the app, and print what the previous status line (--previous) prints."`
@@ -82,7 +87,6 @@ func (c *relayCLI) Run(inv *hook.Invocation) error {
 	if c.Event != "" {
 		args = append([]string{c.Event}, c.Rest...)
 	}
-	inv.Event(agent, args) // for the log, and the session-end budget
 
 	tag := ""
 	if agent != "" && agent != "claude" {
@@ -98,6 +102,21 @@ func (c *relayCLI) Run(inv *hook.Invocation) error {
 		// Codex's notify program: the JSON is the last argument.
 		payload, eventArg = js, ""
 	}
+	ev := inv.Event(agent, args) // for the log, the session-end budget, and what the dialect normalizes
+	if ev.Script && !object(payload) {
+		// A script's event, by arguments: the payload Claude Code would
+		// have sent, on a pill of its own.
+		payload = ScriptPayload(ev)
+		if agent == "" {
+			tag = ScriptAgent
+		}
+	}
+	if agent == "copilot" && ClaudeName(cmp.Or(ev.Name, c.Event)) == "PermissionRequest" && !c.Approvals {
+		// Not a person being asked (notification, permission_prompt, says
+		// when one is): a card here would hold each allowed call up to 118 s.
+		inv.Skip("Copilot asks its hooks about every tool that is not read-only: not relayed (--approvals relays it as a card)")
+		return nil
+	}
 	question := isClaude(agent) && gjson.GetBytes(in.Data, "tool_name").Str == AskUserQuestion
 	if c.Ask && !question {
 		// The --ask hook's matcher is AskUserQuestion; anything else is not
@@ -110,7 +129,7 @@ func (c *relayCLI) Run(inv *hook.Invocation) error {
 		kind = KindAsk
 	}
 	line, event, ok := Translate(payload, Input{Event: eventArg, Agent: tag, Getenv: inv.Getenv, Getwd: os.Getwd,
-		Truncated: in.Truncated, Now: time.Now(), Kind: kind})
+		Truncated: in.Truncated, Now: time.Now(), Kind: kind, Parsed: &ev})
 	if !ok {
 		inv.Skip("stdin: no JSON object: nothing to relay")
 		c.reply(inv, agent, ClaudeName(c.Event), None, nil)
@@ -120,6 +139,15 @@ func (c *relayCLI) Run(inv *hook.Invocation) error {
 		UID: os.Getuid(), TmpDir: os.TempDir(), SID: userSID()})
 	send := transport.SocketLine{Path: path, Line: line, ReadReply: true, SameUser: true,
 		ConnectWithin: connectWithin, MaxReply: maxAnswer}
+	for _, p := range refusedTools(inv, ev, event) {
+		// A tool that never got its PostToolUse ends, not ok, before the
+		// turn boundary is relayed.
+		if l, _, ok := Translate(encode(p), Input{Agent: tag, Getenv: inv.Getenv, Getwd: os.Getwd, Now: time.Now()}); ok {
+			closer := send
+			closer.Line, closer.ReadReply, closer.ReplyWithin, closer.ReplyOptional = l, true, ackWithin, true
+			inv.Send(closer)
+		}
+	}
 
 	waits := event == "PermissionRequest" && TakesDecisions(agent, gjson.GetBytes(in.Data, "coucou_has_transport").Bool())
 	if !waits && !c.Ask {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/hookwire/hookwire/internal/agent"
 	"github.com/hookwire/hookwire/internal/text"
 )
 
@@ -88,6 +89,10 @@ type Input struct {
 	// Truncated says the payload was cut at the stdin cap: its complete
 	// leading fields are relayed, the one that was cut is not.
 	Truncated bool
+	// Parsed is the event as the agent's dialect reads it, when known: its
+	// tool in Claude's words, the tool's input, a turn's final answer fill
+	// the fields the payload lacks.
+	Parsed *agent.Event
 	// Now stamps the line (EventTime); the zero time leaves it unstamped.
 	Now time.Time
 	// Kind is coucou_kind, what the line is to the app (KindAsk), if not an
@@ -180,6 +185,11 @@ func Translate(payload []byte, in Input) (line []byte, event string, ok bool) {
 	event = ClaudeName(strings.ToValidUTF8(raw, "\uFFFD"))
 	if event == "Stop" && p["status"] == "error" {
 		event = "StopFailure" // Cursor's stop of a failed turn
+	}
+	if event == "errorOccurred" && p["recoverable"] == false {
+		// Copilot CLI's error that ends the turn; a recoverable one (a
+		// retried model call) passes as it is.
+		event = "StopFailure"
 	}
 	if event != "" {
 		p["hook_event_name"] = event
@@ -290,6 +300,22 @@ func first(p map[string]any, paths ...string) string {
 }
 
 func fillAliases(p map[string]any, in Input) {
+	if ev := in.Parsed; ev != nil {
+		if ev.Tool != "" {
+			setDefault(p, "tool_name", ev.Tool)
+		}
+		if _, ok := p["tool_input"].(map[string]any); !ok && len(ev.ToolInput) > 0 {
+			var m map[string]any
+			dec := json.NewDecoder(bytes.NewReader(ev.ToolInput))
+			dec.UseNumber()
+			if dec.Decode(&m) == nil && m != nil {
+				p["tool_input"] = m
+			}
+		}
+		if ev.Kind == agent.TurnEnd && ev.Message != "" {
+			setDefault(p, "last_assistant_message", ev.Message)
+		}
+	}
 	if v := first(p, "toolName", "toolCall.name", "tool"); v != "" {
 		setDefault(p, "tool_name", v)
 	}

@@ -76,6 +76,8 @@ type Binary struct {
 	// Commands are subcommands for a person at a terminal (install,
 	// doctor, …): they print, and fail with a non-zero status.
 	Commands []Command
+	// Wrap is how `wrap` shows a wrapped command on this surface (wrap.go).
+	Wrap Wrap
 }
 
 // A Command is a subcommand for a person: its CLI's Run method takes a
@@ -118,6 +120,10 @@ type Invocation struct {
 	finishOnce sync.Once
 	// interactive is set for a person's command: no debug log line.
 	interactive bool
+	// finisher is the token of a finisher process (finisher.go), "" in a hook.
+	finisher string
+	// script is the generic lifecycle's flags (lifecycle.go).
+	script agent.Script
 }
 
 // Main runs the binary with the process's arguments and exits. In hook mode
@@ -162,7 +168,7 @@ func newInvocation(b *Binary, stdin *os.File, stdout, stderr io.Writer) *Invocat
 		inv.human = isatty.IsTerminal(f.Fd())
 	}
 	inv.rec = record{Binary: b.Name, Version: Version, DryRun: inv.dryRun}
-	inv.setBudget(Budget)
+	inv.setBudget(inv.asFinisher())
 
 	return inv
 }
@@ -223,9 +229,15 @@ func (inv *Invocation) exitNow() {
 }
 
 func (inv *Invocation) run(args []string) int {
+	if len(args) > 0 && args[0] == "wrap" {
+		return inv.wrap(args[1:]) // its own grammar: wrap.go
+	}
+	if !inv.otherCommand(firstWord(args)) {
+		args, inv.script = splitScript(args)
+	}
 	opts := []kong.Option{
 		kong.Name(inv.bin.Name),
-		kong.Description(inv.bin.Help),
+		kong.Description(inv.bin.Help + "\n\n" + strings.ReplaceAll(ScriptHelp, "<binary>", inv.bin.Name)),
 		kong.Writers(inv.stdout, inv.stderr),
 		kong.Exit(func(code int) { panic(exitRequest(code)) }),
 		kong.Vars{"version": inv.bin.Name + " " + Version},
@@ -400,12 +412,15 @@ func (inv *Invocation) Event(agentFlag string, args []string) agent.Event {
 func (inv *Invocation) Payload(agentFlag string, args []string) agent.Event {
 	in := inv.Stdin()
 	ev := agent.Parse(agent.Input{
-		Agent:     agentFlag,
-		Payload:   in.Data,
-		Truncated: in.Truncated,
-		Args:      args,
-		Getenv:    os.Getenv,
-		Getwd:     os.Getwd,
+		Agent:       agentFlag,
+		Payload:     in.Data,
+		Truncated:   in.Truncated,
+		Args:        args,
+		Getenv:      os.Getenv,
+		Getwd:       os.Getwd,
+		Transcripts: true,
+		Script:      inv.script,
+		Terminal:    controllingTerminal,
 	})
 	if len(in.Data) > 0 && ev.Raw == nil && !jsonArg(args) {
 		inv.Notef("stdin: %d bytes that are not a JSON object: ignored", len(in.Data))
@@ -497,6 +512,9 @@ func (inv *Invocation) finish() {
 		r := &inv.rec
 		if r.Outcome == "" {
 			r.Outcome = outcomeNothing
+			if r.FinisherPID != 0 {
+				r.Outcome = outcomeLater
+			}
 			for _, d := range r.Sent {
 				r.Outcome = outcomeOK
 				if d.Error != "" {

@@ -10,19 +10,23 @@ import (
 // decided and sent. It never holds a secret, a prompt or a tool's output:
 // requests are recorded by their Summary.
 type record struct {
-	Time     string     `json:"time"`
-	Binary   string     `json:"binary"`
-	Version  string     `json:"version"`
-	Agent    string     `json:"agent,omitempty"`
-	Event    string     `json:"event,omitempty"`
-	Kind     string     `json:"kind,omitempty"`
-	Session  string     `json:"session,omitempty"`
-	DryRun   bool       `json:"dry_run,omitempty"`
-	Sent     []delivery `json:"sent,omitempty"`
-	Outcome  string     `json:"outcome"`
-	Error    string     `json:"error,omitempty"`
-	Notes    []string   `json:"notes,omitempty"`
-	Duration float64    `json:"ms"`
+	Time    string `json:"time"`
+	Binary  string `json:"binary"`
+	Version string `json:"version"`
+	Agent   string `json:"agent,omitempty"`
+	Event   string `json:"event,omitempty"`
+	Kind    string `json:"kind,omitempty"`
+	Session string `json:"session,omitempty"`
+	DryRun  bool   `json:"dry_run,omitempty"`
+	// Finisher marks the line of a finisher, which no agent waits for;
+	// FinisherPID is the finisher a hook started (finisher.go).
+	Finisher    bool       `json:"finisher,omitempty"`
+	FinisherPID int        `json:"finisher_pid,omitempty"`
+	Sent        []delivery `json:"sent,omitempty"`
+	Outcome     string     `json:"outcome"`
+	Error       string     `json:"error,omitempty"`
+	Notes       []string   `json:"notes,omitempty"`
+	Duration    float64    `json:"ms"`
 }
 
 type delivery struct {
@@ -37,6 +41,7 @@ const (
 	outcomeOK      = "ok"      // everything sent was delivered
 	outcomeFailed  = "failed"  // a delivery failed; see error
 	outcomeNothing = "nothing" // nothing to send; the notes say why
+	outcomeLater   = "later"   // a finisher sends it (finisher_pid)
 	outcomeDryRun  = "dry-run" // printed, not sent
 	outcomePanic   = "panic"   // a bug; the notes hold the stack
 	outcomeTimeout = "timeout" // the watchdog ended the process at the hard deadline

@@ -47,20 +47,32 @@ type Agent struct {
 	// withoutTimeout are events whose hooks get no timeout: the agent's own
 	// budget for them is the right one.
 	withoutTimeout []string
+	// maxTimeout caps the timeout of some events at what the agent accepts
+	// (Codex clamps SessionEnd and Interrupt to 3 s, and warns about every
+	// entry above it on every session start).
+	maxTimeout map[string]time.Duration
+	// homeVar names the environment variable that moves the agent's user
+	// settings, and homeRel is the settings' path under it.
+	homeVar string
+	homeRel []string
+	// trust says the agent runs a new or changed hook only once the user has
+	// trusted it (Codex): install says how, doctor checks it.
+	trust bool
 }
 
 // Agents are the agents install knows, by the --agent name.
 var Agents = map[string]*Agent{
 	"claude": {Name: "claude", user: []string{".claude", "settings.json"}, project: []string{".claude", "settings.json"},
-		strict: true, shape: nested, unit: time.Second,
+		strict: true, shape: nested, unit: time.Second, homeVar: "CLAUDE_CONFIG_DIR", homeRel: []string{"settings.json"},
 		matched: []string{"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"},
 		// SessionEnd hooks get 1.5 s unless a timeout raises it: keep it.
 		withoutTimeout: []string{"SessionEnd"}},
 	"codex": {Name: "codex", user: []string{".codex", "hooks.json"}, project: []string{".codex", "hooks.json"},
-		strict: true, shape: nested, unit: time.Second,
-		matched: []string{"PreToolUse", "PostToolUse", "PermissionRequest"}},
+		strict: true, shape: nested, unit: time.Second, homeVar: "CODEX_HOME", homeRel: []string{"hooks.json"}, trust: true,
+		matched:    []string{"PreToolUse", "PostToolUse", "PermissionRequest"},
+		maxTimeout: map[string]time.Duration{"SessionEnd": 3 * time.Second, "Interrupt": 3 * time.Second}},
 	"gemini": {Name: "gemini", user: []string{".gemini", "settings.json"}, project: []string{".gemini", "settings.json"},
-		shape: nested, unit: time.Millisecond,
+		shape: nested, unit: time.Millisecond, homeVar: "GEMINI_CLI_HOME", homeRel: []string{".gemini", "settings.json"},
 		matched: []string{"BeforeTool", "AfterTool"}},
 	"antigravity": {Name: "antigravity", user: []string{".gemini", "config", "hooks.json"}, project: []string{".agents", "hooks.json"},
 		strict: true, shape: named, unit: time.Second, positional: true,
@@ -68,7 +80,7 @@ var Agents = map[string]*Agent{
 	"cursor": {Name: "cursor", user: []string{".cursor", "hooks.json"}, project: []string{".cursor", "hooks.json"},
 		strict: true, shape: flat, unit: time.Second},
 	"copilot": {Name: "copilot", user: []string{".copilot", "hooks"}, project: []string{".github", "hooks"},
-		strict: true, shape: file, unit: time.Second, positional: true},
+		strict: true, shape: file, unit: time.Second, positional: true, homeVar: "COPILOT_HOME", homeRel: []string{"hooks"}},
 }
 
 // AgentNames lists the agents in a stable order.
@@ -82,20 +94,20 @@ func AgentNames() []string {
 }
 
 // Path is the settings file the agent reads, for a scope: "user" (under
-// home; Claude Code's follows CLAUDE_CONFIG_DIR) or "project" (under dir).
+// home, or under the agent's own variable when it is set: CLAUDE_CONFIG_DIR,
+// CODEX_HOME, GEMINI_CLI_HOME, COPILOT_HOME) or "project" (under dir).
 func (a *Agent) Path(scope, home, project, binary string, getenv func(string) string) (string, error) {
 	var p string
 	switch scope {
 	case "", "user":
+		if d := a.home(getenv); d != "" {
+			p = filepath.Join(append([]string{d}, a.homeRel...)...)
+			break
+		}
 		if home == "" {
 			return "", fmt.Errorf("no home directory: give --settings")
 		}
 		p = filepath.Join(append([]string{home}, a.user...)...)
-		if a.Name == "claude" {
-			if d := getenv("CLAUDE_CONFIG_DIR"); d != "" {
-				p = filepath.Join(d, "settings.json")
-			}
-		}
 	case "project":
 		p = filepath.Join(append([]string{project}, a.project...)...)
 	default:
@@ -105,6 +117,14 @@ func (a *Agent) Path(scope, home, project, binary string, getenv func(string) st
 		p = filepath.Join(p, "hookwire-"+binary+".json")
 	}
 	return p, nil
+}
+
+// home is the agent's config-home variable, when it is set.
+func (a *Agent) home(getenv func(string) string) string {
+	if a.homeVar == "" || getenv == nil {
+		return ""
+	}
+	return getenv(a.homeVar)
 }
 
 // A Spec is what a binary installs: for each agent it supports, the events
@@ -122,6 +142,9 @@ type Spec struct {
 	Legacy []string
 	// Test is what doctor --send runs.
 	Test Test
+	// Env are the variables the binary reads where the agent runs it, that
+	// an agent may keep from its hooks (Gemini CLI's redaction).
+	Env []string
 	// StatusLine, when its Flag is set, lets install --statusline make the
 	// binary Claude Code's status line too.
 	StatusLine StatusLine
@@ -152,6 +175,9 @@ func (s Spec) Entries(a *Agent, path string) []Entry {
 		}
 		if slices.Contains(a.withoutTimeout, ev) {
 			e.Timeout = 0
+		}
+		if m, ok := a.maxTimeout[ev]; ok && e.Timeout > m {
+			e.Timeout = m
 		}
 		out = append(out, e)
 	}

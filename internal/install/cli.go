@@ -94,7 +94,13 @@ func (c *installCmd) Run(con *hook.Console) error {
 		}
 		done += ", and so does its status line"
 	}
-	return commit(con, settings, old, updated, c.DryRun, done)
+	err = commit(con, settings, old, updated, c.DryRun, done)
+	if err == nil && a.trust && !c.DryRun && !bytes.Equal(old, updated) {
+		// Codex skips a new or changed hook, silently, until it is trusted.
+		fmt.Fprintf(con.Out, "next: Codex runs these hooks only once you trust them: start codex, type /hooks and trust %s's hooks\n"+
+			"  (or run codex with --dangerously-bypass-hook-trust); %s doctor checks it\n", c.spec.Binary, c.spec.Binary)
+	}
+	return err
 }
 
 type uninstallCmd struct {

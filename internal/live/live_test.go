@@ -38,18 +38,8 @@ const moduleRoot = "../.."
 // Delete a number once its fix has landed (and then the known-defect
 // prefixes that name it).
 var openDefects = map[int]string{
-	1:  "Codex runs no hook until trusted; install does not say so",
-	4:  "after a Codex interrupt only nb-hook hears it",
-	5:  "Codex's UUIDv7 session ids share their first segment: one Pulse slot",
-	8:  "Gemini PreCompress fires before every model request",
-	9:  "Gemini AfterTool's tool_response.error is an object",
-	10: "Gemini Notification's tool (details) is ignored",
-	11: "Gemini AfterAgent's prompt_response is the whole turn's text",
-	12: "Gemini tools with no phrase or preview; a failed shell command is ok",
-	15: "Copilot reads {behavior}, not permissionDecision, from permissionRequest",
-	16: "Copilot permissionRequest fires for every non-read-only tool",
-	18: "Copilot field names: no tool_input, tool names, no answer text",
-	19: "a refused tool never closes (PreToolUse without PostToolUse)",
+	5: "Codex's UUIDv7 session ids share their first segment: one Pulse slot",
+	6: "Codex notify gives Pulse model ? and no session_end",
 }
 
 // agent is one pinned agent CLI.

@@ -3,6 +3,7 @@ package pulse
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -29,14 +30,16 @@ func Claude() hook.Binary {
 
 Reads the hook JSON on stdin. The Pulse event is the argument when given (as in
 claude-companion's settings snippet), else it follows from the hook's event name.
-Token figures are the session's exact lifetime totals from the Claude Code
-transcript (subagents included), read incrementally; other agents send zeros.
+Token figures are the session's exact lifetime totals, read incrementally from
+the agent's own file: Claude Code's transcript (subagents included), Codex's
+rollout, Gemini CLI's chat, Copilot CLI's events; other agents send zeros.
 
 Runs: noctalia msg plugin <target> all <event> model,in,out,cacheCreate,cacheRead,session[,pid]
 
 Environment:
   PULSE_TARGET   plugin entry (default ` + DefaultTarget + `)
   PULSE_PID      the agent's pid (default: found from ~/.claude/sessions)
+  CODEX_HOME, COPILOT_HOME   where Codex and Copilot CLI keep their files
   PULSE_DRYRUN, NOCTALIA_PULSE_DRYRUN   print the command instead of running it
   PULSE_LOG      append one JSON line per run to this file
 
@@ -44,6 +47,7 @@ Always exits 0; prints nothing unless in dry-run.`,
 		CLI:       &claudeCLI{},
 		DryRunEnv: []string{"NOCTALIA_PULSE_DRYRUN"},
 		Commands:  install.Commands(claudeHooks, noctaliaCheck),
+		Wrap:      hook.Wrap{EndsSession: true},
 	}
 }
 
@@ -53,6 +57,10 @@ type claudeCLI struct {
 	Agent       string           `help:"The agent, when its payload does not say (gemini, codex, antigravity, cursor, copilot)."`
 	NoSubagents bool             `name:"no-subagents" help:"Count the main conversation's tokens only."`
 	Version     kong.VersionFlag `help:"Print the version."`
+
+	// wait makes a turn end wait here for the final message, when no
+	// finisher can.
+	wait bool
 }
 
 // Kinds to Pulse events: ARCHITECTURE.md's Pulse column. Kinds absent here
@@ -76,6 +84,9 @@ var pulseEvents = map[agent.Kind]string{
 // mainOnly suffixes the state of a session counted without its subagents.
 const mainOnly = ".main"
 
+// finishing suffixes the token of a finisher that will send a turn end.
+const finishing = ".finish"
+
 // Time limits inside the runtime's deadline.
 const (
 	// scanBudget bounds one call's transcript reading. A cold first scan of
@@ -84,6 +95,13 @@ const (
 	// settleBudget bounds the wait, on a turn end, for the final message
 	// that Claude Code may not have flushed yet.
 	settleBudget = 500 * time.Millisecond
+	// finishBudget bounds a finisher's wait for the final message: it is
+	// not on the agent's path, so it can wait out a loaded machine.
+	finishBudget = time.Second
+	// pollEvery is how often the transcript is read again while waiting.
+	pollEvery = 20 * time.Millisecond
+	// sendReserve is kept from a finisher's deadline for sending.
+	sendReserve = 500 * time.Millisecond
 	// lockBudget bounds the wait for a parallel hook of the same session.
 	lockBudget = time.Second
 	// staleAfter is when a session's state is assumed abandoned.
@@ -105,6 +123,11 @@ func (c *claudeCLI) Run(inv *hook.Invocation) error {
 		if mapped := pulseEvents[ev.Kind]; mapped != "" {
 			inv.Notef("argument %q is an agent event, not a Pulse event: sending %s", event, mapped)
 			event = mapped
+		} else if agent.Lookup(event) != agent.Unknown {
+			// An agent event its dialect maps to nothing (Copilot's
+			// permissionRequest asks the hooks about every tool, not a person).
+			inv.Skip("%s: nothing to show on the bar for this event", event)
+			return nil
 		} else {
 			inv.Notef("event %q is not in the Pulse vocabulary: the bar shows it as idle", event)
 		}
@@ -124,21 +147,39 @@ func (c *claudeCLI) Run(inv *hook.Invocation) error {
 	}
 	name := state.Key(ev.Session)
 	if event == "session_end" {
-		// Like the reference: a retired slot needs no figures. The state goes.
-		if store != nil {
-			for _, n := range []string{name, name + mainOnly} {
-				store.Remove(n + ".scan")
-				store.Remove(n + ".ids")
-			}
-		}
-		inv.Send(Dispatch(Target(inv.Getenv), event, CSV("?", "0", "0", "0", "0", short(ev.Session))))
+		c.retire(inv, store, name, ev)
 		return nil
 	}
 
 	if c.NoSubagents {
 		name += mainOnly // other totals: another state
 	}
-	s := c.burn(inv, store, name, ev)
+	if token := inv.Finishing(); token != "" {
+		c.finish(inv, store, name, ev, event, token)
+		return nil
+	}
+	s, token := c.burn(inv, store, name, ev)
+	if token != "" {
+		pid, err := inv.StartFinisher(token, store.Dir())
+		if err == nil {
+			inv.Notef("%s: the final message is not in the transcript yet: a finisher (pid %d) sends it with the totals once it is", event, pid)
+			return nil
+		}
+		inv.Notef("finisher: %v: waiting here", err)
+		c.wait = true
+		s, _ = c.burn(inv, store, name, ev)
+	}
+	inv.Send(Dispatch(Target(inv.Getenv), event, c.payload(inv, s, ev)))
+	if execEnded(ev) {
+		// `codex exec` ends its session with its turn, and its notify
+		// program is told of nothing after it: the slot retires now.
+		c.retire(inv, store, state.Key(ev.Session), ev)
+	}
+	return nil
+}
+
+// payload is the Pulse payload for the session's state s.
+func (c *claudeCLI) payload(inv *hook.Invocation, s *transcript.Session, ev agent.Event) string {
 	model := s.Model
 	if model == "" {
 		model = s.StartModel
@@ -150,15 +191,49 @@ func (c *claudeCLI) Run(inv *hook.Invocation) error {
 	if model == "" {
 		model = "?"
 	}
-	t := s.Totals
-	payload := CSV(model, itoa(t.In), itoa(t.Out), itoa(t.CacheCreate), itoa(t.CacheRead), short(ev.Session))
+	t := s.Burn()
+	payload := CSV(model, itoa(t.In), itoa(t.Out), itoa(t.CacheCreate), itoa(t.CacheRead), slot(ev))
 	if pid := PID(inv.Getenv); pid != "" {
 		payload += "," + pid
 	} else if s.PID > 0 {
 		payload += "," + strconv.Itoa(s.PID)
 	}
-	inv.Send(Dispatch(Target(inv.Getenv), event, payload))
-	return nil
+	return payload
+}
+
+// execEnded is a Codex notify turn end from `codex exec`, whose session
+// ends with the turn (the TUI's sessions go on: their end reaches only
+// hooks).
+func execEnded(ev agent.Event) bool {
+	return ev.Agent == agent.Codex && ev.Name == "agent-turn-complete" && ev.Get("client").Str == "codex_exec"
+}
+
+// retire sends session_end. Like the reference: a retired slot needs no
+// figures. The state goes.
+func (c *claudeCLI) retire(inv *hook.Invocation, store *state.Store, name string, ev agent.Event) {
+	if store != nil {
+		for _, n := range []string{name, name + mainOnly} {
+			// Under the lock: a finisher sending the turn end sends it
+			// before, or finds itself superseded; then the turn end goes
+			// now, before the session end, with what the transcript holds
+			// (`claude -p` ends its session right after the Stop, often
+			// before the finisher has seen the final message; by now
+			// Claude Code has written it).
+			ctx, cancel := contextWithin(inv, lockBudget)
+			release, err := store.Lock(ctx, n+".scan")
+			cancel()
+			if b, _ := store.Read(n + finishing); len(b) > 0 && err == nil {
+				c.turnEnd(inv, store, n, ev)
+			}
+			store.Remove(n + finishing)
+			store.Remove(n + ".scan")
+			store.Remove(n + ".ids")
+			if err == nil {
+				release()
+			}
+		}
+	}
+	inv.Send(Dispatch(Target(inv.Getenv), "session_end", CSV("?", "0", "0", "0", "0", slot(ev))))
 }
 
 // split separates the Pulse event argument from what the agent passed: a
@@ -181,17 +256,20 @@ func (c *claudeCLI) split() (args []string, event string) {
 
 // burn brings the session's scan up to date under its lock and returns it.
 // Whatever goes wrong, it returns what is known: the last saved totals, or
-// zeros.
-func (c *claudeCLI) burn(inv *hook.Invocation, store *state.Store, name string, ev agent.Event) *transcript.Session {
-	s := &transcript.Session{}
+// zeros. On a turn end whose final message is not in the transcript yet, it
+// waits for it (c.wait, or no finisher possible here), or returns the token
+// of a finisher to start: saved with the state, it lets the finisher send
+// the turn end unless a later hook of the session removes it first.
+func (c *claudeCLI) burn(inv *hook.Invocation, store *state.Store, name string, ev agent.Event) (s *transcript.Session, token string) {
+	s = &transcript.Session{}
 	if store == nil {
-		if ev.Agent == agent.Claude && ev.Transcript != "" {
-			s.Scan(ev.Transcript, transcript.Options{Subagents: !c.NoSubagents, Deadline: time.Now().Add(scanBudget)})
+		if path, format := transcriptOf(ev, inv.Getenv); path != "" {
+			s.Scan(path, transcript.Options{Format: format, Session: ev.Session, Subagents: !c.NoSubagents, Deadline: time.Now().Add(scanBudget)})
 		}
-		return s
+		return s, ""
 	}
 	if ev.Kind == agent.SessionStart {
-		store.GC(staleAfter)
+		store.Tidy(staleAfter, time.Hour)
 	}
 	ctx, cancel := contextWithin(inv, lockBudget)
 	defer cancel()
@@ -199,26 +277,55 @@ func (c *claudeCLI) burn(inv *hook.Invocation, store *state.Store, name string, 
 	if err != nil {
 		inv.Notef("another hook of this session held its state past %v: sending the last saved totals", lockBudget)
 		load(store, name, s)
-		return s
+		return s, ""
 	}
 	defer release()
+	// This event is newer than a turn end that a finisher may still be
+	// waiting to send: that one must not follow it to the bar, and must not
+	// be lost either (the next turn can start before Claude Code has written
+	// the last one's final message: a subagent's result, a queued prompt).
+	// It goes now, first, with what the transcript holds.
+	if b, _ := store.Read(name + finishing); len(b) > 0 {
+		c.turnEnd(inv, store, name, ev)
+		store.Remove(name + finishing)
+	}
 	load(store, name, s)
 
 	if ev.Kind == agent.SessionStart && ev.Model != "" {
 		s.StartModel = ev.Model
 	}
-	if ev.Agent == agent.Claude && ev.Transcript != "" {
+	if c.update(inv, store, name, s, ev, !inv.CanFinishLater()) {
+		token = fmt.Sprintf("%d-%d", os.Getpid(), time.Now().UnixNano())
+		if err := store.Write(name+finishing, []byte(token)); err != nil {
+			inv.Notef("state: %v: waiting here", err)
+			c.wait = true
+			c.update(inv, store, name, s, ev, true)
+			return s, ""
+		}
+	}
+	return s, token
+}
+
+// update scans the transcript's new lines into s and saves it, under the
+// session's lock. On a turn end it waits for the final message if wait is
+// set, else it reports that the message is still to come.
+func (c *claudeCLI) update(inv *hook.Invocation, store *state.Store, name string, s *transcript.Session, ev agent.Event, wait bool) (pending bool) {
+	if ev.Kind == agent.Prompt && ev.Agent == agent.Copilot && !ev.Time.IsZero() {
+		s.PromptTS = ev.Time.UnixMilli()
+	}
+	if path, format := transcriptOf(ev, inv.Getenv); path != "" {
 		set, err := transcript.OpenIDSet(filepath.Join(store.Dir(), name+".ids"), s)
 		if err != nil {
 			inv.Notef("state: %v: sending the last saved totals", err)
-			return s
+			return false
 		}
-		c.scan(inv, s, ev)
+		pending = c.scan(inv, s, ev, path, format, wait || c.wait)
 		if err := set.Close(); err != nil {
 			inv.Notef("state: %v", err)
 		}
 	}
-	if s.PID == 0 || !ownsSession(claudeConfigDir(inv.Getenv), s.PID, ev.Session) {
+	// The pid walk looks for Claude Code's own session files.
+	if ev.Agent == agent.Claude && (s.PID == 0 || !ownsSession(claudeConfigDir(inv.Getenv), s.PID, ev.Session)) {
 		s.PID = 0
 		if dir := claudeConfigDir(inv.Getenv); dir != "" && PID(inv.Getenv) == "" {
 			s.PID = claudePID(ev.Session, dir)
@@ -229,50 +336,141 @@ func (c *claudeCLI) burn(inv *hook.Invocation, store *state.Store, name string, 
 			inv.Notef("state: saving: %v", err)
 		}
 	}
-	return s
+	return pending
 }
 
-// scan reads the transcript's new lines. On a turn end it waits, briefly,
-// for the final message that Claude Code may fire Stop before flushing, so
-// that the totals shown while the session rests include the last turn.
-func (c *claudeCLI) scan(inv *hook.Invocation, s *transcript.Session, ev agent.Event) {
+// finish is a finisher's work (hook.StartFinisher): the turn end a hook
+// handed over, sent once the final message is in the transcript (or when
+// finishBudget is over), with totals that include it. Each round holds the
+// session's lock only to scan, so that the next hook of the session is not
+// held; the last one sends under it, so that a later hook's event, which
+// takes the lock before it is sent, always follows the turn end. A later
+// hook that comes first removes the token: then nothing is sent.
+func (c *claudeCLI) finish(inv *hook.Invocation, store *state.Store, name string, ev agent.Event, event, token string) {
+	if store == nil {
+		inv.Skip("finisher: no state directory: nothing to send")
+		return
+	}
+	until := time.Now().Add(finishBudget)
+	if dl, ok := inv.Context().Deadline(); ok && dl.Add(-sendReserve).Before(until) {
+		until = dl.Add(-sendReserve)
+	}
+	for {
+		ctx, cancel := contextWithin(inv, lockBudget)
+		release, err := store.Lock(ctx, name+".scan")
+		cancel()
+		if err != nil {
+			inv.Notef("finisher: %v: the turn end is not sent", err)
+			return
+		}
+		if b, _ := store.Read(name + finishing); string(b) != token {
+			release()
+			inv.Skip("finisher: a later hook of the session came first: the turn end is not sent")
+			return
+		}
+		s := &transcript.Session{}
+		load(store, name, s)
+		pending := c.update(inv, store, name, s, ev, false)
+		if !pending || time.Now().Add(pollEvery).After(until) {
+			if pending {
+				inv.Notef("transcript: the final message was not flushed within %v: totals may lag a turn", finishBudget)
+			}
+			store.Remove(name + finishing)
+			inv.Send(Dispatch(Target(inv.Getenv), event, c.payload(inv, s, ev)))
+			release()
+			return
+		}
+		release()
+		time.Sleep(pollEvery)
+	}
+}
+
+// turnEnd sends the turn end that a finisher of state name has not sent yet,
+// before a later event of the session, with the totals the transcript holds
+// now. It runs under the session's lock.
+func (c *claudeCLI) turnEnd(inv *hook.Invocation, store *state.Store, name string, ev agent.Event) {
+	sub := *c
+	sub.NoSubagents = strings.HasSuffix(name, mainOnly) // the Stop's hook line said which
+	s := &transcript.Session{}
+	load(store, name, s)
+	sub.update(inv, store, name, s, ev, false)
+	inv.Notef("this event came before the turn end's finisher sent it: the turn end is sent here, first")
+	inv.Send(Dispatch(Target(inv.Getenv), "turn_end", sub.payload(inv, s, ev)))
+}
+
+// scan reads the transcript's new lines. On a turn end whose final message
+// is not written yet it waits for it, briefly, if wait is set, so that the
+// totals shown while the session rests include the last turn; else it
+// reports the message as pending. Claude Code may fire Stop before flushing
+// the final message, and Copilot CLI's -p mode writes its events file after
+// agentStop. (Codex and Gemini CLI have written theirs when they fire their
+// turn end.)
+func (c *claudeCLI) scan(inv *hook.Invocation, s *transcript.Session, ev agent.Event, path string, format transcript.Format, wait bool) (pending bool) {
 	deadline := time.Now().Add(scanBudget)
 	if dl, ok := inv.Context().Deadline(); ok && dl.Before(deadline) {
 		deadline = dl
 	}
-	opt := transcript.Options{Subagents: !c.NoSubagents, Deadline: deadline, WantText: true}
-	res, err := s.Scan(ev.Transcript, opt)
-	if err != nil {
+	claude := format == transcript.Claude
+	opt := transcript.Options{Format: format, Session: ev.Session, Subagents: !c.NoSubagents, Deadline: deadline, WantText: claude}
+	// Copilot CLI may write its events file only after agentStop (in -p
+	// mode, the whole file at once, about 100 ms later): a turn end waits
+	// for it too.
+	copilotEnd := ev.Kind == agent.TurnEnd && format == transcript.Copilot
+	res, err := s.Scan(path, opt)
+	if err != nil && !(copilotEnd && errors.Is(err, os.ErrNotExist)) {
 		if !errors.Is(err, os.ErrNotExist) {
 			inv.Notef("transcript: %v", err)
 		}
-		return
+		return false
 	}
 	for _, p := range res.Rescanned {
 		inv.Notef("transcript %s was rewritten: read again from the start", p)
 	}
-	if !res.Done {
+	if !res.Done && err == nil {
 		inv.Notef("transcript: read for %v and not finished: the next call goes on", scanBudget)
-		return
+		return false
 	}
-	if ev.Kind != agent.TurnEnd || strings.TrimSpace(ev.Message) == "" || s.Said(ev.Message) {
-		return
+	if ev.Kind != agent.TurnEnd || !(claude || copilotEnd) || flushed(s, ev) {
+		return false
+	}
+	if !wait {
+		return true
 	}
 	settle := time.Now().Add(settleBudget)
 	if dl, ok := inv.Context().Deadline(); ok && dl.Before(settle) {
 		settle = dl
 	}
 	opt.Deadline = settle
-	for !s.Said(ev.Message) {
-		if time.Now().Add(20 * time.Millisecond).After(settle) {
+	for !flushed(s, ev) {
+		if time.Now().Add(pollEvery).After(settle) {
 			inv.Notef("transcript: the final message was not flushed within %v: totals may lag a turn", settleBudget)
-			return
+			return false
 		}
-		time.Sleep(20 * time.Millisecond)
-		if _, err := s.Scan(ev.Transcript, opt); err != nil {
-			return
+		time.Sleep(pollEvery)
+		if _, err := s.Scan(path, opt); err != nil && !(copilotEnd && errors.Is(err, os.ErrNotExist)) {
+			return false
 		}
 	}
+	return false
+}
+
+// flushed reports whether the transcript read into s holds the final
+// message of the turn that ev ends (a turn end without one has nothing to
+// wait for). Claude Code's Stop names its turn by prompt_id, which never
+// repeats: the message is the first that ends that prompt's turn
+// (transcript.Session.Finished). Without a prompt_id (older Claude Code)
+// the message's text is matched, which can repeat ("Done." twice in a turn
+// ends the wait early). Copilot CLI's agentStop names nothing of the turn:
+// its end is the first assistant message that asks for no tool, written
+// since the prompt's hook (transcript.Session.EndedSince).
+func flushed(s *transcript.Session, ev agent.Event) bool {
+	if ev.Agent == agent.Copilot {
+		return s.EndedSince(s.PromptTS)
+	}
+	if id := ev.Get("prompt_id").Str; id != "" {
+		return s.Finished(id)
+	}
+	return strings.TrimSpace(ev.Message) == "" || s.Said(ev.Message)
 }
 
 // load reads the session's saved state; anything unreadable starts afresh.
@@ -283,11 +481,14 @@ func load(store *state.Store, name string, s *transcript.Session) {
 	}
 }
 
-// short is the session id's first dash-separated segment, as the reference
-// adapter sends it: d63ac083 for d63ac083-c016-….
-func short(session string) string {
-	s, _, _ := strings.Cut(session, "-")
-	return s
+// slot is the session as the bar keys it: an agent's id shortened as the
+// reference adapter does, a script's (a CI job, a pane: "github.4711.build")
+// whole, since its first part alone would put every job in one slot.
+func slot(ev agent.Event) string {
+	if ev.Script {
+		return ev.Session
+	}
+	return short(ev.Session)
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 func TestParentOf(t *testing.T) {
@@ -33,10 +34,41 @@ func TestOwnsSession(t *testing.T) {
 	}
 }
 
+// The short id names Pulse's slot: one per session, for every id shape.
 func TestShort(t *testing.T) {
-	for in, want := range map[string]string{"d63ac083-c016-4a5e": "d63ac083", "plain": "plain", "-x": "", "": ""} {
+	for in, want := range map[string]string{
+		// Claude Code, Gemini CLI, Copilot CLI: UUIDv4, the reference's first segment.
+		"d63ac083-c016-4a5e-9d4f-0d0b1f7e2a11": "d63ac083",
+		// Codex: UUIDv7, its random end.
+		"01a22ce7-8a3e-7ff1-8d87-a521c73f1cd1": "c73f1cd1",
+		"plain":                                "plain",
+		"":                                     "",
+		// Any other shape with a dash: a hash.
+		"d63ac083-c016-4a5e": "f4c2251e",
+		"-x":                 "4bcd60c0",
+	} {
 		if got := short(in); got != want {
-			t.Errorf("short(%q) = %q", in, got)
+			t.Errorf("short(%q) = %q, want %q", in, got, want)
 		}
+	}
+	// Codex sessions started within the same minute share their first
+	// segment; within the same millisecond their second too.
+	a, b := "01a22ce7-8a3e-7ff1-8d87-a521c73f1cd1", "01a22ce7-8a3e-7ff1-9c01-5b7e02d944aa"
+	if short(a) == short(b) {
+		t.Errorf("two Codex sessions share the slot %q", short(a))
+	}
+	// Ids that share a first segment but are not UUIDs.
+	if short("ci-build-1") == short("ci-build-2") {
+		t.Error("ci-build-1 and ci-build-2 share a slot")
+	}
+}
+
+func TestUUIDv7Time(t *testing.T) {
+	ms, ok := uuidV7Time("01a22ce7-8a3e-7ff1-8d87-a521c73f1cd1")
+	if !ok || time.UnixMilli(ms).UTC().Format(time.RFC3339) != "2026-11-30T14:41:41Z" {
+		t.Errorf("%d %v: %v", ms, ok, time.UnixMilli(ms).UTC())
+	}
+	if _, ok := uuidV7Time("d63ac083-c016-4a5e-9d4f-0d0b1f7e2a11"); ok {
+		t.Error("a UUIDv4 has no time")
 	}
 }

@@ -29,6 +29,8 @@ Environment:
 Always exits 0; prints nothing unless PULSE_DRYRUN is set.`,
 		CLI:      &emitCLI{},
 		Commands: install.Commands(emitHooks, noctaliaCheck),
+		// A finished command's slot is retired, as an agent's is.
+		Wrap: hook.Wrap{EndsSession: true},
 	}
 }
 
@@ -46,6 +48,9 @@ type emitCLI struct {
 }
 
 func (c *emitCLI) Run(inv *hook.Invocation) error {
+	if inv.Scripted() {
+		return c.generic(inv)
+	}
 	event := or(c.Event, "idle")
 	session := c.Session
 	var dialect agent.Agent = agent.Generic
@@ -65,6 +70,44 @@ func (c *emitCLI) Run(inv *hook.Invocation) error {
 	if session != "" { // the reference tests the session before cleaning it
 		payload = CSV(or(c.Model, "?"), or(c.In, "0"), or(c.Out, "0"),
 			or(c.CacheCreate, "0"), or(c.CacheRead, "0"), session)
+		if pid := PID(inv.Getenv); pid != "" {
+			payload += "," + pid
+		}
+	}
+	inv.Send(Dispatch(Target(inv.Getenv), event, payload))
+	return nil
+}
+
+// generic is the suite's shared script grammar (`pulse-emit turn_end
+// --session build-42`): taken only when one of its flags is given, so that
+// the reference form, `pulse-emit turn_end` with no session, still sends the
+// bare event it always did, even in a CI job or a terminal that would name
+// a session. A canonical kind is mapped as pulse-claude maps it; a Pulse
+// event is sent as it is.
+func (c *emitCLI) generic(inv *hook.Invocation) error {
+	if c.Model+c.In+c.Out+c.CacheCreate+c.CacheRead != "" {
+		inv.Notef("token figures are for the positional form (pulse-emit EVENT SESSION MODEL …), without the script flags: ignored")
+	}
+	ev := inv.Event("", []string{or(c.Event, "idle")})
+	if c.Session != "" && c.Session != "-" && inv.ScriptFlags().Session == "" {
+		ev.Session = c.Session // a positional session is as explicit as --session
+		inv.Observe(ev)
+	}
+	event := c.Event
+	if !Vocabulary[event] {
+		event = pulseEvents[ev.Kind]
+		if event == "" {
+			inv.Skip("%s: nothing to show on the bar for this event", kindName(ev))
+			return nil
+		}
+	}
+	if event == "session_end" && ev.Kind != agent.SessionEnd {
+		ev.Kind = agent.SessionEnd
+		inv.Observe(ev)
+	}
+	var payload string
+	if ev.Session != "" {
+		payload = CSV("?", "0", "0", "0", "0", ev.Session)
 		if pid := PID(inv.Getenv); pid != "" {
 			payload += "," + pid
 		}

@@ -20,17 +20,18 @@ var claudeHooks = install.Spec{
 		"claude": {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure",
 			"PermissionRequest", "Notification", "Stop", "StopFailure", "PreCompact", "SessionEnd"},
 		"codex": {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PermissionRequest",
-			"Stop", "StopFailure", "PreCompact", "SessionEnd"},
+			"Stop", "StopFailure", "Interrupt", "PreCompact", "SessionEnd"},
 		"gemini":      {"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "Notification", "AfterAgent", "PreCompress", "SessionEnd"},
 		"antigravity": {"SessionStart", "PreInvocation", "PreToolUse", "PostToolUse", "Stop"},
 		"cursor":      {"sessionStart", "beforeSubmitPrompt", "preToolUse", "postToolUse", "postToolUseFailure", "stop", "preCompact", "sessionEnd"},
-		"copilot": {"sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "permissionRequest",
+		"copilot": {"sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "postToolUseFailure",
 			"notification", "agentStop", "errorOccurred", "sessionEnd"},
 	},
 	// The reference adapter this binary replaces.
 	Legacy: []string{"claude-companion/hooks/pulse.py"},
+	Env:    []string{"PULSE_TARGET", "PULSE_PID", "XDG_RUNTIME_DIR", "PULSE_LOG"},
 	Test: install.Test{Args: []string{"idle"},
-		Stdin: `{"session_id":"hookwire-doctor","hook_event_name":"SessionStart","cwd":"/"}`},
+		Stdin: `{"session_id":"hookwire","hook_event_name":"SessionStart","cwd":"/"}`},
 }
 
 // emitHooks: pulse-emit is for scripts and CI, not agents' hooks.

@@ -190,3 +190,26 @@ func (s *Store) GC(maxAge time.Duration) (removed int) {
 	}
 	return removed
 }
+
+// tidyStamp is the file whose mtime says when Tidy last collected.
+const tidyStamp = ".tidy"
+
+// Tidy is GC at most once every interval for the store: a session start
+// calls it, and reading a directory of a few thousand sessions' files costs
+// milliseconds that the agent would wait for on every session start. One
+// stat of a stamp file is all the other calls cost.
+func (s *Store) Tidy(maxAge, every time.Duration) (removed int) {
+	stamp := s.path(tidyStamp)
+	now := time.Now()
+	if fi, err := os.Lstat(stamp); err == nil && now.Sub(fi.ModTime()) < every && fi.ModTime().Before(now.Add(time.Minute)) {
+		return 0
+	}
+	if err := os.Chtimes(stamp, now, now); err != nil {
+		f, err := os.OpenFile(stamp, os.O_WRONLY|os.O_CREATE, 0o600)
+		if err != nil {
+			return 0 // a directory we cannot write to has nothing of ours to collect
+		}
+		f.Close()
+	}
+	return s.GC(maxAge)
+}

@@ -165,6 +165,57 @@ func TestGC(t *testing.T) {
 	}
 }
 
+// Tidy collects at most once per interval: a session start must not read a
+// directory of thousands of files each time.
+func TestTidy(t *testing.T) {
+	s, _ := Open(env(t.TempDir()), "x")
+	old := time.Now().Add(-48 * time.Hour)
+	stale := func(name string) {
+		s.Write(name, nil)
+		os.Chtimes(filepath.Join(s.Dir(), name), old, old)
+	}
+	stale("a")
+	if n := s.Tidy(24*time.Hour, time.Hour); n != 1 {
+		t.Errorf("first Tidy removed %d, want 1", n)
+	}
+	stale("b")
+	if n := s.Tidy(24*time.Hour, time.Hour); n != 0 {
+		t.Errorf("a Tidy within the hour removed %d, want 0", n)
+	}
+	// An hour later (the stamp aged), it collects again.
+	os.Chtimes(filepath.Join(s.Dir(), tidyStamp), time.Now().Add(-2*time.Hour), time.Now().Add(-2*time.Hour))
+	if n := s.Tidy(24*time.Hour, time.Hour); n != 1 {
+		t.Errorf("a Tidy after the hour removed %d, want 1", n)
+	}
+	// A stamp from the future (a clock set back) does not stop collection.
+	future := time.Now().Add(48 * time.Hour)
+	os.Chtimes(filepath.Join(s.Dir(), tidyStamp), future, future)
+	stale("c")
+	if n := s.Tidy(24*time.Hour, time.Hour); n != 1 {
+		t.Errorf("a Tidy after a stamp from the future removed %d, want 1", n)
+	}
+}
+
+// GC's cost grows with the directory; Tidy's does not, after the first.
+func BenchmarkTidy(b *testing.B) {
+	for _, n := range []int{10, 3000} {
+		s, _ := Open(env(b.TempDir()), "x")
+		for i := range n {
+			s.Write(strconv.Itoa(i)+".scan", []byte("x"))
+		}
+		b.Run("GC/"+strconv.Itoa(n), func(b *testing.B) {
+			for b.Loop() {
+				s.GC(7 * 24 * time.Hour)
+			}
+		})
+		b.Run("Tidy/"+strconv.Itoa(n), func(b *testing.B) {
+			for b.Loop() {
+				s.Tidy(7*24*time.Hour, time.Hour)
+			}
+		})
+	}
+}
+
 func TestKey(t *testing.T) {
 	for id, want := range map[string]string{
 		"d63ac083-c016-4a5e-9d4f-0d0b1f7e2a11": "d63ac083-c016-4a5e-9d4f-0d0b1f7e2a11",

@@ -1,6 +1,7 @@
 package testkit
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -70,4 +71,34 @@ func cmdSleep(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("sleep: %v", err)
 	}
 	time.Sleep(d)
+}
+
+// cmdCount: count FILE N [TEXT] waits (up to 5 s) until FILE holds N lines
+// (or N times TEXT), then checks it holds exactly N (`! count`: anything
+// but N): for what a detached process writes after the command that started
+// it has returned (pulse-claude's finisher, wrap's relay, a fake noctalia
+// they run, their debug log lines).
+func cmdCount(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 2 || len(args) > 3 {
+		ts.Fatalf("usage: count FILE N [TEXT]")
+	}
+	sep := []byte("\n")
+	if len(args) == 3 {
+		sep = []byte(args[2])
+	}
+	want, err := strconv.Atoi(args[1])
+	if err != nil {
+		ts.Fatalf("count: %v", err)
+	}
+	count := func() int {
+		b, _ := os.ReadFile(ts.MkAbs(args[0]))
+		return bytes.Count(b, sep)
+	}
+	for deadline := time.Now().Add(5 * time.Second); count() < want && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond) // a straggler would show up now
+	if n := count(); (n == want) == neg {
+		ts.Fatalf("%s holds %d times %q, want %s%d", args[0], n, sep, map[bool]string{true: "not ", false: ""}[neg], want)
+	}
 }

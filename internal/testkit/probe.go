@@ -50,7 +50,7 @@ type probeHTTP struct {
 }
 
 func (c *probeHTTP) Run(inv *hook.Invocation) error {
-	h := http.Header{}
+	h := httpsend.Header{}
 	for _, kv := range c.Header {
 		k, v, _ := strings.Cut(kv, ":")
 		h.Add(strings.TrimSpace(k), strings.TrimSpace(v))

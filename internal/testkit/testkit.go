@@ -35,5 +35,6 @@ func Commands() map[string]func(ts *testscript.TestScript, neg bool, args []stri
 		"trailboss-queue":    cmdTrailBossQueue,
 		"trailboss-sessions": cmdTrailBossSessions,
 		"repeat":             cmdRepeat,
+		"count":              cmdCount,
 	}
 }

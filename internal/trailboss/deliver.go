@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -186,7 +185,7 @@ func (d *daemon) save(events [][]byte) result {
 	return kept
 }
 
-var header = http.Header{"Content-Type": {"application/json"}}
+var header = httpsend.Header{"Content-Type": {"application/json"}}
 
 // post sends one event, once.
 func (d *daemon) post(body []byte) result {
@@ -199,7 +198,7 @@ func (d *daemon) post(body []byte) result {
 		return printed
 	case reply.Status == 0:
 		return unreachable
-	case reply.Status == http.StatusOK:
+	case reply.Status == httpsend.StatusOK:
 		if !bytes.Equal(bytes.TrimSpace(reply.Body), []byte(`{"ok":true}`)) {
 			d.inv.Notef("the daemon answered 200 with %q, not Trail Boss's {\"ok\":true}: is it Trail Boss at %s?",
 				clipJS(string(reply.Body), 100), d.url)

@@ -13,6 +13,7 @@ import (
 	"github.com/hookwire/hookwire/internal/hook"
 	"github.com/hookwire/hookwire/internal/install"
 	"github.com/hookwire/hookwire/internal/state"
+	"github.com/hookwire/hookwire/internal/text"
 	"github.com/hookwire/hookwire/internal/transcript"
 )
 
@@ -49,6 +50,9 @@ Always exits 0; prints nothing unless in dry-run (but {} on Copilot CLI's
 permission hook, which fails closed without JSON).`,
 		CLI:      &hookCLI{},
 		Commands: install.Commands(hooks, daemonCheck),
+		// The pane stays in the queue when the command ends: ended would
+		// take it out again.
+		Wrap: hook.Wrap{},
 	}
 }
 
@@ -69,17 +73,12 @@ const (
 
 func (c *hookCLI) Run(inv *hook.Invocation) error {
 	ev := inv.Event(c.Agent, c.Args)
-	if ev.Kind == agent.Unknown && len(c.Args) > 0 && agent.Lookup(c.Args[0]) != agent.Unknown {
+	if len(c.Args) > 0 && agent.ArgKind(ev, c.Args[0]) != agent.Unknown {
 		// The payload names an event nobody knows (a new hook, garbage):
 		// the settings line's own argument says what it is.
-		ev.Kind = agent.Lookup(c.Args[0])
+		ev.Kind = agent.ArgKind(ev, c.Args[0])
 		inv.Notef("taking the argument %q: %s", c.Args[0], ev.Kind)
 		inv.Observe(ev)
-	}
-	if ev.Agent == agent.Copilot && ev.Kind == agent.Permission {
-		// Copilot CLI fails closed on a permission hook that prints no JSON:
-		// {} is "no decision", and its own prompt shows.
-		inv.Reply([]byte("{}\n"))
 	}
 	act, ok := actions[ev.Kind]
 	if !ok {
@@ -128,7 +127,7 @@ func (c *hookCLI) Run(inv *hook.Invocation) error {
 		}
 	}
 	if act.typ == Registered && store != nil {
-		store.GC(staleAfter)
+		store.Tidy(staleAfter, time.Hour)
 	}
 	release := s.lock()
 	defer release()
@@ -170,6 +169,10 @@ func (c *hookCLI) Run(inv *hook.Invocation) error {
 func message(inv *hook.Invocation, ev agent.Event) string {
 	switch ev.Kind {
 	case agent.Permission:
+		if ev.Tool == "" && strings.TrimSpace(ev.Message) != "" {
+			// Copilot's permission_prompt says what it asks only in words.
+			return PermissionMessage("", nil) + " " + clipJS(text.OneLine(ev.Message), inputLimit)
+		}
 		return PermissionMessage(ev.Tool, ev.ToolInput)
 	case agent.Error:
 		return ErrorMessage(ev)

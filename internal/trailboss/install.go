@@ -3,7 +3,6 @@ package trailboss
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
 
@@ -24,13 +23,14 @@ var hooks = install.Spec{
 		"gemini":      {"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "Notification", "AfterAgent", "SessionEnd"},
 		"antigravity": {"SessionStart", "PreInvocation", "PreToolUse", "PostToolUse", "Stop"},
 		"cursor":      {"sessionStart", "beforeSubmitPrompt", "preToolUse", "postToolUse", "stop", "sessionEnd"},
-		"copilot": {"sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "permissionRequest",
-			"agentStop", "errorOccurred", "sessionEnd"},
+		"copilot": {"sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "postToolUseFailure",
+			"notification", "agentStop", "errorOccurred", "sessionEnd"},
 	},
 	// The upstream hook this binary replaces (running both would queue
 	// every stop twice).
 	Legacy: []string{"trailboss-emit.sh"},
 	// A prompt: unstuck, which the daemon takes for any session.
+	Env:  []string{"TRAILBOSS_URL", "TRAILBOSS_DAEMON_URL", "TMUX_PANE", "XDG_RUNTIME_DIR", "PULSE_LOG"},
 	Test: install.Test{Stdin: `{"session_id":"hookwire-doctor","cwd":"/","hook_event_name":"UserPromptSubmit","prompt":"doctor"}`},
 }
 
@@ -45,12 +45,12 @@ func daemonCheck(getenv func(string) string) []install.Finding {
 	status := strings.TrimSuffix(endpoint, EventPath) + "/status"
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	reply, err := httpsend.Request{Method: http.MethodGet, URL: status, MaxReply: 4 << 10}.Do(ctx)
+	reply, err := httpsend.Request{Method: "GET", URL: status, MaxReply: 4 << 10}.Do(ctx)
 	switch {
 	case err != nil:
 		out = append(out, install.Finding{Status: install.Fail, What: "the Trail Boss daemon does not answer at " + status + ": " + err.Error(),
 			Fix: "start it (trailboss-start), or set " + EnvURL + " to where it listens"})
-	case reply.Status != http.StatusOK:
+	case reply.Status != httpsend.StatusOK:
 		out = append(out, install.Finding{Status: install.Fail, What: fmt.Sprintf("the Trail Boss daemon at %s answers %d", status, reply.Status)})
 	default:
 		out = append(out, install.Finding{Status: install.OK, What: "the Trail Boss daemon answers at " + status})

@@ -24,6 +24,9 @@ type record struct {
 	sidechain bool
 	progress  bool   // a subagent message nested in a progress line
 	text      string // the last text block, when asked for
+	// final is an assistant message that ends its turn: a stop reason
+	// other than tool_use.
+	final bool
 }
 
 // parseLine reads a line that passed the prefilter. ok is false for a line
@@ -51,7 +54,7 @@ func parseLine(line []byte, wantText bool) (r record, ok bool) {
 	if !env.message.IsObject() {
 		return r, false
 	}
-	var id, model string
+	var id, model, stop string
 	var usage, content gjson.Result
 	env.message.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
@@ -63,6 +66,8 @@ func parseLine(line []byte, wantText bool) (r record, ok bool) {
 			usage = v
 		case "content":
 			content = v
+		case "stop_reason":
+			stop = v.String()
 		}
 		return true
 	})
@@ -104,6 +109,7 @@ func parseLine(line []byte, wantText bool) (r record, ok bool) {
 		r.model = model
 	}
 	r.sidechain = env.sidechain
+	r.final = env.typ == "assistant" && stop != "" && stop != "tool_use"
 	// One content block per line: most assistant lines (thinking, a tool
 	// call with a file's contents) hold no text, and are not walked for it.
 	if wantText && content.IsArray() && bytes.Contains(line, textBlock) {

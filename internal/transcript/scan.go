@@ -8,13 +8,21 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/tidwall/gjson"
 )
 
 // Options shape one scan.
 type Options struct {
-	// Subagents counts the session's subagents too: their messages nested in
-	// progress lines of the main transcript, and their own transcripts in
-	// <session>/subagents/. Either way each message counts once.
+	// Format is the transcript's writer (Claude Code's unless told).
+	Format Format
+	// Session is the session's id: Gemini CLI files its subagents' chats
+	// under it.
+	Session string
+	// Subagents counts the session's subagents too: Claude Code's, nested in
+	// progress lines of the main transcript and in their own transcripts in
+	// <session>/subagents/; Gemini CLI's, in their own chats (see Session).
+	// Either way each message counts once.
 	Subagents bool
 	// Deadline stops the scan at a line boundary; the next scan goes on from
 	// there. Zero means no limit.
@@ -51,16 +59,25 @@ func (s *Session) Scan(transcript string, opt Options) (Result, error) {
 		res.Done = err == nil && done
 		return res, err
 	}
-	if !opt.Subagents {
+	var root, prefix string
+	switch {
+	case !opt.Subagents:
+		return res, nil
+	case opt.Format == Claude:
+		root, prefix = filepath.Join(strings.TrimSuffix(transcript, ".jsonl"), "subagents"), "agent-"
+	case opt.Format == Gemini && opt.Session != "" && opt.Session == filepath.Base(opt.Session) && opt.Session != "..":
+		// Gemini CLI records a subagent (invoke_agent) in a chat of its
+		// own: chats/<parent session id>/<its session id>.jsonl.
+		root = filepath.Join(filepath.Dir(transcript), opt.Session)
+	default:
 		return res, nil
 	}
-	root := filepath.Join(strings.TrimSuffix(transcript, ".jsonl"), "subagents")
 	now := time.Now()
 	full := now.Sub(time.UnixMilli(s.Checked)) > recheckQuiet
 	if full {
 		s.Checked = now.UnixMilli()
 	}
-	for _, rel := range s.subagentFiles(root, full) {
+	for _, rel := range s.subagentFiles(root, prefix, full) {
 		path := filepath.Join(root, rel)
 		if m := s.find(rel); m != nil && m.Offset == m.Size {
 			// Read to its end last time. A subagent that has been quiet for
@@ -93,11 +110,11 @@ const (
 	recheckQuiet = time.Minute
 )
 
-// subagentFiles lists root/**/agent-*.jsonl, relative to root, a few levels
+// subagentFiles lists root/**/<prefix>*.jsonl, relative to root, a few levels
 // deep (workflow agents nest one level further). The directories are read
 // again only when one of them changed (a new file changes its directory's
 // mtime) or when full is set; otherwise the files already known are listed.
-func (s *Session) subagentFiles(root string, full bool) []string {
+func (s *Session) subagentFiles(root, prefix string, full bool) []string {
 	changed := full || len(s.Dirs) == 0
 	for _, d := range s.Dirs {
 		if changed {
@@ -132,7 +149,7 @@ func (s *Session) subagentFiles(root string, full bool) []string {
 			switch {
 			case e.IsDir() && depth < 3:
 				walk(name, depth+1)
-			case e.Type().IsRegular() && strings.HasPrefix(e.Name(), "agent-") && strings.HasSuffix(e.Name(), ".jsonl"):
+			case e.Type().IsRegular() && strings.HasPrefix(e.Name(), prefix) && strings.HasSuffix(e.Name(), ".jsonl"):
 				out = append(out, name)
 			}
 		}
@@ -183,6 +200,19 @@ func (s *Session) scanFile(path, key string, main bool, opt Options, buf *[]byte
 			if pos+int64(len(data)) >= end {
 				break // a torn last line: it is read once it is whole
 			}
+			if skippable(opt.Format, data) {
+				// A huge line that cannot carry usage (Gemini's history
+				// replay, a tool's output): passed over without being held.
+				next, ok, err := skipLine(f, pos+int64(len(data)), end, *buf)
+				if err != nil {
+					return false, rescanned, err
+				}
+				if !ok {
+					break // torn: looked at again once it is whole
+				}
+				pos, carry, m.Offset = next, 0, next
+				continue
+			}
 			// A line longer than the buffer: grow it and read on.
 			bigger := make([]byte, 2*len(*buf))
 			copy(bigger, data)
@@ -190,7 +220,11 @@ func (s *Session) scanFile(path, key string, main bool, opt Options, buf *[]byte
 			carry = len(data)
 			continue
 		}
-		if err := s.lines(data[:last+1], main, opt); err != nil {
+		lines := s.lines
+		if opt.Format != Claude {
+			lines = func(region []byte, main bool, opt Options) error { return s.linesOf(region, main, opt.Format) }
+		}
+		if err := lines(data[:last+1], main, opt); err != nil {
 			return false, rescanned, err
 		}
 		pos += int64(last + 1)
@@ -205,25 +239,46 @@ func (s *Session) scanFile(path, key string, main bool, opt Options, buf *[]byte
 	return true, rescanned, nil
 }
 
-// lines counts every line of region (which ends with a newline) that can
-// carry usage; the others are skipped at memchr speed.
-func (s *Session) lines(region []byte, main bool, opt Options) error {
-	for {
-		i := bytes.Index(region, usageKey)
-		if i < 0 {
-			return nil
-		}
-		start := bytes.LastIndexByte(region[:i], '\n') + 1
-		end := i + bytes.IndexByte(region[i:], '\n')
-		line := region[start:end]
-		region = region[end+1:]
+// The other lines of a Claude Code transcript that matter: the prompt a user
+// line belongs to (to know a turn's final message), and the cost-state
+// lines (the API calls no message shows).
+var (
+	promptKey = []byte(`"promptId"`)
+	costKey   = []byte(`"cost-state"`)
+)
 
+// lines counts every line of region (which ends with a newline) that can
+// carry usage, and follows the turns and the cost-states of the main file;
+// the other lines are skipped at memchr speed. Lines are taken in file
+// order: what a cost-state covers is what was counted before it.
+func (s *Session) lines(region []byte, main bool, opt Options) error {
+	keys := [][]byte{usageKey, promptKey, costKey}
+	if !main {
+		keys[1], keys[2] = nil, nil
+	}
+	var err error
+	eachLine(region, keys, func(line []byte, has func(int) bool) {
+		if err != nil {
+			return
+		}
+		if has(1) {
+			s.prompt(line)
+		}
+		if has(2) && opt.Subagents {
+			// A cost-state counts subagents too: without them it says
+			// nothing about the main conversation alone.
+			s.costState(line)
+		}
+		if !has(0) {
+			return
+		}
 		r, ok := parseLine(line, opt.WantText && main)
 		if !ok || (r.progress && !opt.Subagents) {
-			continue
+			return
 		}
-		if err := s.count(r, main); err != nil {
-			return err
+		var added bool
+		if added, err = s.count(r, main); err != nil {
+			return
 		}
 		if main && !r.sidechain && !r.progress {
 			if r.model != "" && r.model != s.Model {
@@ -232,8 +287,93 @@ func (s *Session) lines(region []byte, main bool, opt Options) error {
 			if r.text != "" {
 				s.setText(r.text)
 			}
+			if r.final && added {
+				s.TurnEnded = true
+			}
+		}
+	})
+	return err
+}
+
+// prompt follows a main-chain user line: the prompt it belongs to (its own
+// text or a tool's result) is the turn under way, not ended yet. The keys
+// read are among a line's first, so a huge tool result is not walked.
+func (s *Session) prompt(line []byte) {
+	if gjson.GetBytes(line, "type").Str != "user" || gjson.GetBytes(line, "isSidechain").Bool() {
+		return
+	}
+	if id := gjson.GetBytes(line, "promptId").Str; id != "" {
+		s.TurnPrompt, s.TurnEnded = hash64([]byte(id)), false
+	}
+}
+
+// costState reads a cost-state line: Claude Code's cumulative usage of the
+// session's whole life (resumes, subagents and the calls written as no
+// message, such as /compact's, included), written when a process leaves the
+// session. Only a newer one counts (one read again after a rewrite does
+// not).
+func (s *Session) costState(line []byte) {
+	root, ok := object(line)
+	if !ok || root.Get("type").Str != "cost-state" {
+		return
+	}
+	var c Usage
+	root.Get("modelUsage").ForEach(func(_, m gjson.Result) bool {
+		c = c.Add(Usage{In: n(m.Get("inputTokens")), Out: n(m.Get("outputTokens")),
+			CacheCreate: n(m.Get("cacheCreationInputTokens")), CacheRead: n(m.Get("cacheReadInputTokens"))})
+		return true
+	})
+	if c == s.Base || c.Max(s.Base) != c {
+		return
+	}
+	s.Base, s.Covered, s.CovTS = c, s.Totals, s.MaxTS
+}
+
+// skippable reports whether a line, known by its head, carries nothing for
+// the format: the agents other than Claude Code name a line's type in its
+// first bytes.
+func skippable(f Format, head []byte) bool {
+	head = head[:min(len(head), 256)]
+	switch f {
+	case Gemini:
+		return bytes.HasPrefix(head, []byte(`{"$`)) // $set, $rewindTo: no tokens
+	case Codex, Copilot:
+		i := bytes.Index(head, []byte(`"type":"`))
+		if i < 0 {
+			return false
+		}
+		typ := head[i+len(`"type":"`):]
+		if j := bytes.IndexByte(typ, '"'); j >= 0 {
+			typ = typ[:j]
+		} else {
+			return false
+		}
+		switch string(typ) {
+		case "token_usage_record", "turn_context", "session.usage_record":
+			return false
+		}
+		return true
+	}
+	return false
+}
+
+// skipLine finds the end of the line that goes on at off, reading into
+// buf: the offset after its newline, or ok false if it has none before end.
+func skipLine(f *os.File, off, end int64, buf []byte) (next int64, ok bool, err error) {
+	for off < end {
+		n, err := f.ReadAt(buf[:min(int64(len(buf)), end-off)], off)
+		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
+			return off + int64(i) + 1, true, nil
+		}
+		off += int64(n)
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return 0, false, nil
+			}
+			return 0, false, err
 		}
 	}
+	return 0, false, nil
 }
 
 // fingerprint hashes the tailSize bytes before off: if they change, the file

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -71,15 +72,15 @@ func TestScanMatchesReference(t *testing.T) {
 			if !subagents {
 				truth = g.TruthMain
 			}
-			if s.Totals != want || want != truth || !res.Done {
-				t.Errorf("seed %d subagents=%v: scanner %+v, reference %+v, generator %+v", seed, subagents, s.Totals, want, truth)
+			if s.Burn() != want || want != truth || !res.Done {
+				t.Errorf("seed %d subagents=%v: scanner %+v, reference %+v, generator %+v", seed, subagents, s.Burn(), want, truth)
 			}
 			if s.Model != "claude-opus-4-6" {
 				t.Errorf("model %q", s.Model)
 			}
 			// Nothing new: nothing added.
-			if again, _ := st.call(t, path, transcript.Options{Subagents: subagents}); again.Totals != s.Totals {
-				t.Errorf("a second scan changed the totals: %+v", again.Totals)
+			if again, _ := st.call(t, path, transcript.Options{Subagents: subagents}); again.Burn() != s.Burn() {
+				t.Errorf("a second scan changed the totals: %+v", again.Burn())
 			}
 		}
 	}
@@ -122,8 +123,8 @@ func TestScanIncremental(t *testing.T) {
 			flush(name, len(pending[name]))
 		}
 		s, _ := st.call(t, path, transcript.Options{Subagents: true})
-		if s.Totals != g.Truth {
-			t.Errorf("seed %d: %+v, want %+v", seed, s.Totals, g.Truth)
+		if s.Burn() != g.Truth {
+			t.Errorf("seed %d: %+v, want %+v", seed, s.Burn(), g.Truth)
 		}
 	}
 }
@@ -134,8 +135,8 @@ func TestScanRewritten(t *testing.T) {
 	path := write(t, g, dir)
 	var st store
 	s, _ := st.call(t, path, transcript.Options{Subagents: true})
-	if s.Totals != g.Truth {
-		t.Fatalf("%+v, want %+v", s.Totals, g.Truth)
+	if s.Burn() != g.Truth {
+		t.Fatalf("%+v, want %+v", s.Burn(), g.Truth)
 	}
 	// A tool prunes the file in place: lines without usage go.
 	var kept []string
@@ -146,8 +147,8 @@ func TestScanRewritten(t *testing.T) {
 	}
 	os.WriteFile(path, []byte(strings.Join(kept, "\n")+"\n"), 0o600)
 	s, res := st.call(t, path, transcript.Options{Subagents: true})
-	if s.Totals != g.Truth || len(res.Rescanned) != 1 {
-		t.Errorf("after a rewrite: %+v (rescanned %v), want %+v", s.Totals, res.Rescanned, g.Truth)
+	if s.Burn() != g.Truth || len(res.Rescanned) != 1 {
+		t.Errorf("after a rewrite: %+v (rescanned %v), want %+v", s.Burn(), res.Rescanned, g.Truth)
 	}
 	// Replaced by another file (same content, new inode), then more turns.
 	g.Turns(10)
@@ -156,8 +157,8 @@ func TestScanRewritten(t *testing.T) {
 	os.Rename(tmp, path)
 	write(t, g, dir)
 	s, _ = st.call(t, path, transcript.Options{Subagents: true})
-	if s.Totals != g.Truth {
-		t.Errorf("after a replacement: %+v, want %+v", s.Totals, g.Truth)
+	if s.Burn() != g.Truth {
+		t.Errorf("after a replacement: %+v, want %+v", s.Burn(), g.Truth)
 	}
 }
 
@@ -174,8 +175,8 @@ func TestScanLostState(t *testing.T) {
 	}
 	st.head = nil // the id set stays, stale
 	s, _ = st.call(t, path, transcript.Options{Subagents: true})
-	if s.Totals != g.Truth {
-		t.Errorf("%+v, want %+v", s.Totals, g.Truth)
+	if s.Burn() != g.Truth {
+		t.Errorf("%+v, want %+v", s.Burn(), g.Truth)
 	}
 	// A call that dies after adding to the id set, before saving the
 	// Session: its entries must not hide those messages from the next call.
@@ -185,14 +186,14 @@ func TestScanLostState(t *testing.T) {
 	st.callNoSave(t, path, transcript.Options{Subagents: true})
 	st.head = saved
 	s, _ = st.call(t, path, transcript.Options{Subagents: true})
-	if s.Totals != g.Truth {
-		t.Errorf("after a crash: %+v, want %+v", s.Totals, g.Truth)
+	if s.Burn() != g.Truth {
+		t.Errorf("after a crash: %+v, want %+v", s.Burn(), g.Truth)
 	}
 	// The id set lost: the session recounts, exactly.
 	os.Remove(st.ids)
 	s, _ = st.call(t, path, transcript.Options{Subagents: true})
-	if s.Totals != g.Truth {
-		t.Errorf("without its id set: %+v, want %+v", s.Totals, g.Truth)
+	if s.Burn() != g.Truth {
+		t.Errorf("without its id set: %+v, want %+v", s.Burn(), g.Truth)
 	}
 }
 
@@ -208,8 +209,8 @@ func TestScanDeadline(t *testing.T) {
 		calls++
 		s, res := st.call(t, path, transcript.Options{Subagents: true, Deadline: time.Now().Add(-time.Second)})
 		if res.Done {
-			if s.Totals != g.Truth {
-				t.Errorf("%+v, want %+v", s.Totals, g.Truth)
+			if s.Burn() != g.Truth {
+				t.Errorf("%+v, want %+v", s.Burn(), g.Truth)
 			}
 			break
 		}
@@ -284,7 +285,7 @@ func TestSessionRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	b2, _ := back.MarshalBinary()
-	if !bytes.Equal(b, b2) || back.Totals != s.Totals || back.PID != 4242 || len(back.Files) != len(s.Files) {
+	if !bytes.Equal(b, b2) || back.Burn() != s.Burn() || back.PID != 4242 || len(back.Files) != len(s.Files) {
 		t.Errorf("round trip lost something")
 	}
 	for i := range len(b) {
@@ -318,11 +319,66 @@ func FuzzScan(f *testing.F) {
 		fh.Write(data[cut:])
 		fh.Close()
 		sb, _ := b.call(t, two, transcript.Options{Subagents: true})
-		if sa.Totals != sb.Totals {
-			t.Fatalf("one call %+v, two calls %+v", sa.Totals, sb.Totals)
+		if sa.Burn() != sb.Burn() {
+			t.Fatalf("one call %+v, two calls %+v", sa.Burn(), sb.Burn())
 		}
-		if u := sa.Totals; u.In < 0 || u.Out < 0 || u.CacheCreate < 0 || u.CacheRead < 0 {
+		if u := sa.Burn(); u.In < 0 || u.Out < 0 || u.CacheCreate < 0 || u.CacheRead < 0 {
 			t.Fatalf("negative %+v", u)
 		}
 	})
 }
+
+// Claude Code's cost-state lines: the session's cumulative usage, written
+// when a process leaves the session. What one counts beyond the messages
+// written before it (here, /compact's calls) is added; a message written
+// after it counts on top; a newer one supersedes it; one read again (a
+// rewritten file) changes nothing; without subagents they are not used.
+func TestScanCostState(t *testing.T) {
+	msg := func(id, ts string, in, out int) string {
+		return `{"type":"assistant","timestamp":"` + ts + `","requestId":"r` + id + `","message":{"id":"m` + id + `","model":"claude-sonnet-4-5","stop_reason":"end_turn","content":[{"type":"text","text":"ok"}],"usage":{"input_tokens":` +
+			itoa(in) + `,"output_tokens":` + itoa(out) + `,"cache_creation_input_tokens":0,"cache_read_input_tokens":0}}}`
+	}
+	cost := func(in, out int) string {
+		return `{"type":"cost-state","sessionId":"s","totalCostUSD":0.1,"modelUsage":{"claude-sonnet-4-5":{"inputTokens":` + itoa(in-1) + `,"outputTokens":` + itoa(out-1) +
+			`,"cacheReadInputTokens":0,"cacheCreationInputTokens":0,"costUSD":0.1},"claude-haiku-4-5":{"inputTokens":1,"outputTokens":1,"cacheReadInputTokens":0,"cacheCreationInputTokens":0,"costUSD":0}}}`
+	}
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	lines := []string{msg("1", "2026-11-30T09:00:01Z", 10, 1), msg("2", "2026-11-30T09:00:02Z", 20, 2),
+		cost(30+7, 3+5)} // two messages, and a compaction of 7 in, 5 out
+	os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600)
+	var st store
+	opt := transcript.Options{Subagents: true}
+	if s, _ := st.call(t, path, opt); s.Burn() != (transcript.Usage{In: 37, Out: 8}) || s.Totals != (transcript.Usage{In: 30, Out: 3}) {
+		t.Errorf("burn %+v, messages %+v", s.Burn(), s.Totals)
+	}
+	// A resumed process: its message counts on top, then its cost-state
+	// (which counts everything since the start) supersedes the first.
+	lines = append(lines, msg("3", "2026-11-30T10:00:00Z", 100, 10))
+	os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600)
+	if s, _ := st.call(t, path, opt); s.Burn() != (transcript.Usage{In: 137, Out: 18}) {
+		t.Errorf("after a message: %+v", s.Burn())
+	}
+	lines = append(lines, cost(137+4, 18+4))
+	os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600)
+	if s, _ := st.call(t, path, opt); s.Burn() != (transcript.Usage{In: 141, Out: 22}) {
+		t.Errorf("after a second cost-state: %+v", s.Burn())
+	}
+	// Rewritten (pruned of nothing but rewritten in place): read again, the
+	// same.
+	os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n\n"), 0o600)
+	os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600)
+	os.Chtimes(path, time.Now(), time.Now())
+	tmp := path + ".new"
+	os.WriteFile(tmp, []byte(strings.Join(lines, "\n")+"\n"), 0o600)
+	os.Rename(tmp, path)
+	if s, res := st.call(t, path, opt); s.Burn() != (transcript.Usage{In: 141, Out: 22}) || len(res.Rescanned) != 1 {
+		t.Errorf("after a rewrite: %+v (rescanned %v)", s.Burn(), res.Rescanned)
+	}
+	// Without subagents, messages only.
+	var main store
+	if s, _ := main.call(t, path, transcript.Options{}); s.Burn() != (transcript.Usage{In: 130, Out: 13}) {
+		t.Errorf("main only: %+v", s.Burn())
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -40,6 +40,21 @@ type Session struct {
 	// Epoch and Gen tie the Session to its IDSet (see there).
 	Epoch, Gen uint64
 
+	// Base is the newest cost-state's cumulative usage; Covered is what the
+	// messages counted had reached when it was read (and those counted
+	// since with a time up to CovTS, written before it). Burn adds what
+	// Base has beyond Covered: the calls no message shows.
+	Base, Covered Usage
+	CovTS         int64
+
+	// TurnPrompt hashes the promptId of the last main-chain user line;
+	// TurnEnded is set once an assistant message ended that turn.
+	TurnPrompt uint64
+	TurnEnded  bool
+	// FinalTS is when the last turn-ending message was written (Copilot
+	// CLI, Unix ms); PromptTS when the agent said the turn began.
+	FinalTS, PromptTS int64
+
 	window []entry // oldest first
 	files  map[string]int
 	ids    *IDSet          // while open; else mem is used
@@ -62,14 +77,15 @@ type FileMark struct {
 	Size, MTime int64
 }
 
-// count adds a record to the totals, once per message.
-func (s *Session) count(r record, main bool) error {
+// count adds a record to the totals, once per message. added is true for a
+// message not counted before.
+func (s *Session) count(r record, main bool) (added bool, err error) {
 	for i := range s.window {
 		if e := &s.window[i]; e.key == r.key {
 			grown := e.usage.Max(r.usage)
-			s.Totals = s.Totals.Add(grown.Sub(e.usage))
+			s.grow(grown.Sub(e.usage), r.ts)
 			e.usage = grown
-			return nil
+			return false, nil
 		}
 	}
 	// A /btw side question replays a parent message under a new request id
@@ -81,7 +97,7 @@ func (s *Session) count(r record, main bool) error {
 			seen, err = s.has(r.id)
 		}
 		if err != nil || seen {
-			return err
+			return false, err
 		}
 	}
 	if len(s.window) == windowSize {
@@ -89,16 +105,48 @@ func (s *Session) count(r record, main bool) error {
 	}
 	s.window = append(s.window, entry{key: r.key, id: r.id, usage: r.usage})
 	if err := s.add(r.key); err != nil {
-		return err
+		return false, err
 	}
 	if r.id != 0 {
 		if err := s.add(r.id); err != nil {
-			return err
+			return false, err
 		}
 	}
-	s.Totals = s.Totals.Add(r.usage)
+	s.grow(r.usage, r.ts)
 	s.MaxTS = max(s.MaxTS, r.ts)
-	return nil
+	return true, nil
+}
+
+// grow adds a message's usage (or its increase) to the totals; a message
+// written before the newest cost-state is covered by it.
+func (s *Session) grow(u Usage, ts int64) {
+	s.Totals = s.Totals.Add(u)
+	if s.Base != (Usage{}) && ts != 0 && ts <= s.CovTS {
+		s.Covered = s.Covered.Add(u)
+	}
+}
+
+// Burn is the session's lifetime usage: every message counted once, and
+// the calls that a cost-state counted beyond them.
+func (s *Session) Burn() Usage {
+	extra := s.Base.Sub(s.Covered).Max(Usage{})
+	return s.Totals.Add(extra)
+}
+
+// EndedSince reports whether the transcript read so far holds a message that
+// ended a turn, written at or after since (Unix ms; 0: any): Copilot CLI's
+// final answer, whose agentStop names nothing else.
+func (s *Session) EndedSince(since int64) bool {
+	return s.TurnEnded && s.FinalTS >= since
+}
+
+// Finished reports whether the transcript read so far holds the final
+// message of the turn that promptID began (Claude Code's prompt_id, on
+// UserPromptSubmit and Stop): an assistant message that ended the turn,
+// after the turn's last user line. Unlike a message's text, a prompt id
+// never repeats.
+func (s *Session) Finished(promptID string) bool {
+	return promptID != "" && s.TurnEnded && s.TurnPrompt == hash64([]byte(promptID))
 }
 
 func (s *Session) has(k uint64) (bool, error) {
@@ -173,7 +221,7 @@ func (s *Session) mark(key string) *FileMark {
 
 // The encoding is a magic number, then unsigned varints and length-prefixed
 // strings. It is private to this package and versioned by the magic.
-var magic = []byte("HWts4")
+var magic = []byte("HWts5")
 
 // MarshalBinary encodes the session (its IDSet is a file of its own).
 func (s *Session) MarshalBinary() ([]byte, error) {
@@ -191,6 +239,10 @@ func (s *Session) MarshalBinary() ([]byte, error) {
 	b = u(b, uint64(s.MaxTS))
 	b = u(u(b, s.Epoch), s.Gen)
 	b = u(b, uint64(s.Checked))
+	b = usage(usage(b, s.Base), s.Covered)
+	b = u(u(b, uint64(s.CovTS)), s.TurnPrompt)
+	b = u(b, map[bool]uint64{false: 0, true: 1}[s.TurnEnded])
+	b = u(u(b, uint64(s.FinalTS)), uint64(s.PromptTS))
 	b = u(b, uint64(len(s.Dirs)))
 	for _, d := range s.Dirs {
 		b = u(str(b, d.Path), uint64(d.MTime))
@@ -228,6 +280,10 @@ func (s *Session) UnmarshalBinary(b []byte) (err error) {
 	n.MaxTS = int64(d.uint())
 	n.Epoch, n.Gen = d.uint(), d.uint()
 	n.Checked = int64(d.uint())
+	n.Base, n.Covered = d.usage(), d.usage()
+	n.CovTS, n.TurnPrompt = int64(d.uint()), d.uint()
+	n.TurnEnded = d.uint() == 1
+	n.FinalTS, n.PromptTS = int64(d.uint()), int64(d.uint())
 	for range d.count(1 << 16) {
 		n.Dirs = append(n.Dirs, FileMark{Path: d.str(), MTime: int64(d.uint())})
 	}

@@ -22,7 +22,7 @@ var hooks = install.Spec{
 	Events: map[string][]string{
 		"claude": {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure",
 			"Stop", "StopFailure", "SessionEnd"},
-		"codex":       {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "StopFailure", "SessionEnd"},
+		"codex":       {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "StopFailure", "Interrupt", "SessionEnd"},
 		"gemini":      {"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "AfterAgent", "SessionEnd"},
 		"antigravity": {"SessionStart", "PreInvocation", "PreToolUse", "PostToolUse", "Stop"},
 		"cursor":      {"sessionStart", "beforeSubmitPrompt", "preToolUse", "postToolUse", "postToolUseFailure", "stop", "sessionEnd"},
@@ -30,6 +30,8 @@ var hooks = install.Spec{
 			"agentStop", "errorOccurred", "sessionEnd"},
 	},
 	// A prompt: run.started, which the pet shows and forgets.
+	Env: []string{"VPET_NOTIFY_SOCKET", "VPET_NOTIFY_TOKEN", "VPET_NOTIFY_TOKEN_FILE", "VPET_NOTIFY_EVENTS",
+		"AGENTICA_NOTIFY_SOCKET", "AGENTICA_NOTIFY_TOKEN", "AGENTICA_NOTIFY_TOKEN_FILE", "XDG_RUNTIME_DIR", "PULSE_LOG"},
 	Test: install.Test{Stdin: `{"session_id":"hookwire-doctor","cwd":"/","hook_event_name":"UserPromptSubmit","prompt":"A test from vpet-notify doctor"}`},
 }
 

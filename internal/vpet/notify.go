@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/http"
 	"os"
 	"runtime"
 	"strings"
@@ -51,6 +50,9 @@ AGENTICA_NOTIFY_ names):
 Always exits 0 and prints nothing unless in dry-run.`,
 		CLI:      &notifyCLI{},
 		Commands: install.Commands(hooks, petCheck),
+		// run.started, then run.completed or run.failed with the duration;
+		// the session end closes nothing then, and drops the state.
+		Wrap: hook.Wrap{EndsSession: true},
 	}
 }
 
@@ -113,11 +115,11 @@ type plan struct {
 // and nor are compaction, subagents or streaming text.
 var plans = map[agent.Kind]plan{
 	agent.SessionStart: {stateFor: []string{RunStarted, RunCompleted, RunFailed, RunCancelled, ToolCompleted}}, // GC; the agent's name
-	agent.Prompt:       {sends: []string{RunStarted}, stateFor: []string{RunCompleted, RunFailed, RunCancelled}},
+	agent.Prompt:       {sends: []string{ToolCompleted, RunStarted}, stateFor: []string{ToolCompleted, RunCompleted, RunFailed, RunCancelled}},
 	agent.ToolStart:    {sends: []string{ToolStarted}, stateFor: []string{ToolCompleted, RunCompleted}},
 	agent.ToolEnd:      {sends: []string{ToolCompleted}, stateFor: []string{ToolCompleted}},
-	agent.TurnEnd:      {sends: []string{RunCompleted}, stateFor: []string{RunCompleted, RunCancelled}},
-	agent.Error:        {sends: []string{RunFailed}, stateFor: []string{RunFailed, RunCancelled}},
+	agent.TurnEnd:      {sends: []string{ToolCompleted, RunCompleted}, stateFor: []string{ToolCompleted, RunCompleted, RunCancelled}},
+	agent.Error:        {sends: []string{ToolCompleted, RunFailed}, stateFor: []string{ToolCompleted, RunFailed, RunCancelled}},
 	agent.Interrupted:  {sends: []string{ToolCompleted, RunCancelled}, stateFor: []string{ToolCompleted, RunCancelled}},
 	agent.SessionEnd:   {sends: []string{ToolCompleted, RunCancelled}, stateFor: []string{ToolCompleted, RunCancelled}},
 }
@@ -131,7 +133,7 @@ var consumesOnly = map[agent.Kind]bool{
 func (c *notifyCLI) Run(inv *hook.Invocation) error {
 	args := c.args()
 	ev := inv.Event(c.Agent, args)
-	if k := argKind(args); ev.Kind == agent.Unknown && k != agent.Unknown {
+	if k := argKind(ev, args); k != agent.Unknown {
 		// The payload names an event nobody maps (or a garbled one): the
 		// settings line's argument says what this hook is for.
 		inv.Notef("sending what the argument %q names", args[0])
@@ -204,11 +206,11 @@ func (c *notifyCLI) args() []string {
 }
 
 // argKind is the kind the first argument names, if it names one.
-func argKind(args []string) agent.Kind {
+func argKind(ev agent.Event, args []string) agent.Kind {
 	if len(args) == 0 || strings.HasPrefix(strings.TrimSpace(args[0]), "{") {
 		return agent.Unknown
 	}
-	return agent.Lookup(args[0])
+	return agent.ArgKind(ev, args[0])
 }
 
 func (c *notifyCLI) switches(inv *hook.Invocation) Switches {
@@ -260,7 +262,7 @@ func (n *notice) update(wantState bool) {
 	if ev.Kind == agent.SessionStart {
 		// Sessions that ended without a session end (a crash, an agent
 		// that sends none) leave their state behind.
-		store.GC(staleAfter)
+		store.Tidy(staleAfter, time.Hour)
 		if agentName(ev) == "" {
 			n.derive()
 			return // nothing to remember
@@ -313,12 +315,13 @@ func (n *notice) derive() {
 
 	switch ev.Kind {
 	case agent.Prompt:
+		n.closeTools()
 		s.StartRun(ev.Time)
 		n.emit(RunStarted, Payload{AgentName: name, Prompt: ClipText(ev.Prompt)})
 
 	case agent.ToolStart:
 		s.Responded() // the model answered with a tool call
-		s.StartTool(ev.ToolUseID, ev.Tool, ev.Time)
+		s.StartTool(ev.ToolUseID, ev.Tool, ev.Time, ev.Get("agent_id").String() != "")
 		n.emit(ToolStarted, n.toolPayload())
 
 	case agent.ToolEnd:
@@ -333,6 +336,7 @@ func (n *notice) derive() {
 		n.emit(ToolCompleted, p)
 
 	case agent.TurnEnd:
+		n.closeTools()
 		p := Payload{AgentName: name, Answer: ClipText(ev.Message), AnsweredAt: ptr(Unix(ev.Time))}
 		// A Stop hook that blocked the stop makes the agent go on and stop
 		// again (stop_hook_active): the user's run is the whole of it.
@@ -350,6 +354,7 @@ func (n *notice) derive() {
 		n.emit(RunCompleted, p)
 
 	case agent.Error:
+		n.closeTools()
 		p := Payload{AgentName: name, Error: RunError(ev.ErrorType, ev.Error)}
 		if r := s.EndRun(false); r != nil {
 			p.DurationSeconds = Since(time.Unix(0, r.Start), ev.Time)
@@ -372,6 +377,15 @@ func (n *notice) derive() {
 		if s.Run != nil && s.Run.Open {
 			n.cancel(name, ReasonSessionEnded)
 		}
+	}
+}
+
+// closeTools completes, ok false, the tools still open at a turn boundary:
+// a tool refused by the user or by another hook fires PreToolUse and never
+// PostToolUse (every agent does so).
+func (n *notice) closeTools() {
+	for _, t := range n.s.RefusedTools() {
+		n.emit(ToolCompleted, Payload{ToolName: clipName(t.Name), ToolCallID: clipName(t.ID), OK: ptr(false)})
 	}
 }
 
@@ -426,7 +440,7 @@ func answerReported(ev agent.Event) bool {
 
 // deliver sends the envelopes in order, all of them within DeliveryBudget.
 func (c *notifyCLI) deliver(inv *hook.Invocation, ev agent.Event, socket string, envs []Envelope) error {
-	header := http.Header{"Content-Type": {"application/json"}}
+	header := httpsend.Header{"Content-Type": {"application/json"}}
 	tok, tokErr := ResolveToken(TokenOptions{
 		Getenv: inv.Getenv,
 		File:   TokenFile(inv.Getenv, c.TokenFile, socket),
@@ -470,13 +484,13 @@ func (c *notifyCLI) deliver(inv *hook.Invocation, ev agent.Event, socket string,
 			continue
 		}
 		dropped := len(envs) - i - 1
-		if (err != nil || reply.Status == http.StatusUnauthorized) && dropped > 0 {
+		if (err != nil || reply.Status == httpsend.StatusUnauthorized) && dropped > 0 {
 			inv.Notef("%d more event(s) dropped: the pet did not take %s", dropped, e.Event)
 		}
 		switch {
 		case err != nil:
 			return nil // the log has the error
-		case reply.Status == http.StatusUnauthorized:
+		case reply.Status == httpsend.StatusUnauthorized:
 			// Retrying cannot help: the pet and this hook hold different
 			// tokens, and only the user can settle which is right.
 			if tokErr != nil {

@@ -25,6 +25,7 @@ var previewKeys = []string{
 	"url", "query", "pattern", // what it fetches or searches
 	"path", "directorypath", "dirpath",
 	"description", // a subagent's short task name
+	"agentname",   // the subagent Gemini CLI's invoke_agent calls
 }
 
 var previewRank = func() map[string]int {

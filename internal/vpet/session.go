@@ -27,6 +27,9 @@ type Tool struct {
 	// Start is in Unix nanoseconds; 0 when two open tools without an id
 	// shared a key and which one started when is unknown.
 	Start int64 `json:"start"`
+	// Sub marks a subagent's tool: a background subagent (Claude Code's)
+	// runs on past its session's turn end.
+	Sub bool `json:"sub,omitempty"`
 }
 
 // Run is the session's current (or last) run.
@@ -103,8 +106,8 @@ func toolKey(id, name string) string {
 	return ""
 }
 
-// StartTool remembers when a tool started.
-func (s *Session) StartTool(id, name string, at time.Time) {
+// StartTool remembers when a tool started; sub says a subagent runs it.
+func (s *Session) StartTool(id, name string, at time.Time, sub bool) {
 	key := toolKey(id, name)
 	if key == "" {
 		return
@@ -113,13 +116,13 @@ func (s *Session) StartTool(id, name string, at time.Time) {
 		s.Tools = map[string]Tool{}
 	}
 	if _, dup := s.Tools[key]; dup && id == "" {
-		s.Tools[key] = Tool{Name: name} // two of them: which ends first is unknown
+		s.Tools[key] = Tool{Name: name, Sub: sub} // two of them: which ends first is unknown
 		return
 	}
 	if len(s.Tools) >= maxTools {
 		return
 	}
-	s.Tools[key] = Tool{Name: name, Start: at.UnixNano()}
+	s.Tools[key] = Tool{Name: name, Start: at.UnixNano(), Sub: sub}
 }
 
 // EndTool forgets a tool and returns its start, if known.
@@ -139,10 +142,19 @@ type OpenTool struct {
 }
 
 // CancelTools forgets the open tools and returns them, in start order.
-func (s *Session) CancelTools() []OpenTool {
+func (s *Session) CancelTools() []OpenTool { return s.closeTools(true) }
+
+// RefusedTools forgets the main agent's open tools at a turn boundary and
+// returns them, in start order: tools refused (by the user or a hook) that
+// never got their PostToolUse. Subagents' tools stay open.
+func (s *Session) RefusedTools() []OpenTool { return s.closeTools(false) }
+
+func (s *Session) closeTools(subs bool) []OpenTool {
 	keys := make([]string, 0, len(s.Tools))
-	for k := range s.Tools {
-		keys = append(keys, k)
+	for k, t := range s.Tools {
+		if subs || !t.Sub {
+			keys = append(keys, k)
+		}
 	}
 	slices.SortFunc(keys, func(a, b string) int {
 		return cmp.Or(cmp.Compare(s.Tools[a].Start, s.Tools[b].Start), strings.Compare(a, b))
@@ -154,8 +166,8 @@ func (s *Session) CancelTools() []OpenTool {
 			t.ID = k
 		}
 		open = append(open, t)
+		delete(s.Tools, k)
 	}
-	clear(s.Tools)
 	return open
 }
 

@@ -77,11 +77,12 @@ func TestPreview(t *testing.T) {
 		{`{"file_path":"/a/main.go","old_string":"secret","new_string":"x"}`, "/a/main.go"},
 		{`{"file_path":"/a/new.go","content":"package main"}`, "/a/new.go"},
 		{`{"pattern":"TODO","path":"/a"}`, "TODO"},
-		{`{"absolute_path":"/a/b.txt"}`, "/a/b.txt"},                                       // Gemini read_file
-		{`{"CommandLine":"npm test","Cwd":"/a"}`, "npm test"},                              // Antigravity
-		{`{"TargetFile":"/a/x.ts","CodeContent":"…"}`, "/a/x.ts"},                          // Antigravity
-		{`{"command":["bash","-lc","cargo test"]}`, "bash -lc cargo test"},                 // Codex argv
-		{`{"description":"Explore the repo","prompt":"a long brief"}`, "Explore the repo"}, // a subagent
+		{`{"absolute_path":"/a/b.txt"}`, "/a/b.txt"},                                                // Gemini read_file
+		{`{"CommandLine":"npm test","Cwd":"/a"}`, "npm test"},                                       // Antigravity
+		{`{"TargetFile":"/a/x.ts","CodeContent":"…"}`, "/a/x.ts"},                                   // Antigravity
+		{`{"command":["bash","-lc","cargo test"]}`, "bash -lc cargo test"},                          // Codex argv
+		{`{"description":"Explore the repo","prompt":"a long brief"}`, "Explore the repo"},          // a subagent
+		{`{"agent_name":"codebase_investigator","prompt":"Where is it?"}`, "codebase_investigator"}, // Gemini invoke_agent (recorded)
 		{`{"content":"all of a file"}`, ""},
 		{`{"command":"echo a\n\necho b"}`, "echo a echo b"},
 		{`{"command":""}`, ""},
@@ -194,8 +195,8 @@ func TestSession(t *testing.T) {
 	t0 := time.Unix(1_764_489_600, 0)
 	s := DecodeSession(nil)
 	s.StartRun(t0)
-	s.StartTool("toolu_1", "Bash", t0.Add(time.Second))
-	s.StartTool("", "Shell", t0.Add(2*time.Second))
+	s.StartTool("toolu_1", "Bash", t0.Add(time.Second), false)
+	s.StartTool("", "Shell", t0.Add(2*time.Second), false)
 	s = DecodeSession(s.Encode()) // across invocations
 	if start, ok := s.EndTool("toolu_1", "Bash"); !ok || !start.Equal(t0.Add(time.Second)) {
 		t.Errorf("EndTool: %v %v", start, ok)
@@ -204,12 +205,12 @@ func TestSession(t *testing.T) {
 		t.Error("a tool ends once")
 	}
 	// Two open tools of one name without ids: neither's start is known.
-	s.StartTool("", "Shell", t0.Add(3*time.Second))
+	s.StartTool("", "Shell", t0.Add(3*time.Second), false)
 	if _, ok := s.EndTool("", "Shell"); ok {
 		t.Error("an ambiguous start was given")
 	}
-	s.StartTool("toolu_2", "Read", t0.Add(4*time.Second))
-	s.StartTool("", "Grep", t0.Add(5*time.Second))
+	s.StartTool("toolu_2", "Read", t0.Add(4*time.Second), false)
+	s.StartTool("", "Grep", t0.Add(5*time.Second), false)
 	if got := s.CancelTools(); !reflect.DeepEqual(got, []OpenTool{{ID: "toolu_2", Name: "Read"}, {Name: "Grep"}}) {
 		t.Errorf("CancelTools = %v", got)
 	}
@@ -234,7 +235,7 @@ func TestSession(t *testing.T) {
 		t.Error("garbage state is not empty")
 	}
 	for range maxTools + 10 {
-		s.StartTool(time.Now().String()+string(rune(len(s.Tools))), "X", t0)
+		s.StartTool(time.Now().String()+string(rune(len(s.Tools))), "X", t0, false)
 	}
 	if len(s.Tools) > maxTools {
 		t.Errorf("%d open tools kept", len(s.Tools))

@@ -44,8 +44,9 @@ type Generator struct {
 	// Order interleaves the files' lines as they were written.
 	Order []Written
 
-	// Truth counts every distinct message, subagents included; TruthMain
-	// leaves the subagents out.
+	// Truth counts every API call: every distinct message, subagents
+	// included, and the calls written as no message (which cost-state lines
+	// count); TruthMain counts the main conversation's messages alone.
 	Truth, TruthMain Usage
 	// BigLine is the size of the huge tool results and tool inputs.
 	BigLine int
@@ -225,12 +226,33 @@ func (g *Generator) Turns(turns int) *Generator {
 			}
 		case 6: // a line that mentions usage but is broken
 			g.emit("", `{"type":"assistant","message":{"usage":{"input_tokens":5`)
+		case 3: // /compact's calls, written as no message, then the process leaves
+			g.costState()
 		}
 		if t%7 == 6 {
 			g.emit("", js(g.envelope("file-history-snapshot", false, obj{"snapshot": obj{"files": []string{"a.go"}}})))
 		}
 	}
 	return g
+}
+
+// costState makes two API calls that Claude Code writes as no message
+// (/compact's), then writes a cost-state line as a process leaving the
+// session does: the cumulative usage of every call so far, subagents
+// included, split over two models.
+func (g *Generator) costState() {
+	for range 2 {
+		g.Truth = g.Truth.Add(Usage{In: int64(1 + g.rng.IntN(500)), Out: int64(1 + g.rng.IntN(900)),
+			CacheCreate: int64(g.rng.IntN(3000)), CacheRead: int64(g.rng.IntN(20000))})
+	}
+	haiku := Usage{In: min(3, g.Truth.In), Out: min(2, g.Truth.Out)}
+	opus := g.Truth.Sub(haiku)
+	model := func(u Usage) obj {
+		return obj{"inputTokens": u.In, "outputTokens": u.Out, "cacheReadInputTokens": u.CacheRead, "cacheCreationInputTokens": u.CacheCreate,
+			"thinkingTokens": 0, "webSearchRequests": 0, "costUSD": 0.5}
+	}
+	g.emit("", js(obj{"type": "cost-state", "sessionId": g.Session, "totalCostUSD": 1.0, "startTime": 1796040000000,
+		"modelUsage": obj{"claude-opus-4-6": model(opus), "claude-haiku-4-5-20251001": model(haiku)}}))
 }
 
 // Write writes the session under dir, as Claude Code lays it out, and

@@ -16,6 +16,7 @@ import (
 func Reference(transcript string, subagents bool) Usage {
 	type msg struct {
 		Type        string          `json:"type"`
+		Timestamp   string          `json:"timestamp"`
 		IsSidechain bool            `json:"isSidechain"`
 		UUID        string          `json:"uuid"`
 		RequestID   string          `json:"requestId"`
@@ -32,6 +33,13 @@ func Reference(transcript string, subagents bool) Usage {
 	}
 	best := map[string]Usage{}
 	seenID := map[string]bool{}
+	// The newest cost-state: its cumulative usage, the messages whose lines
+	// came before it in the main file, and the newest time among them (a
+	// subagent's message no newer was written before it too).
+	var cost Usage
+	var before map[string]bool
+	var costTS string
+	lastTS := ""
 	read := func(path string, main bool) {
 		f, err := os.Open(path)
 		if err != nil {
@@ -43,6 +51,29 @@ func Reference(transcript string, subagents bool) Usage {
 		for sc.Scan() {
 			var m msg
 			if json.Unmarshal(sc.Bytes(), &m) != nil {
+				continue
+			}
+			if main && subagents && m.Type == "cost-state" {
+				var c struct {
+					ModelUsage map[string]struct {
+						In  int64 `json:"inputTokens"`
+						Out int64 `json:"outputTokens"`
+						CR  int64 `json:"cacheReadInputTokens"`
+						CC  int64 `json:"cacheCreationInputTokens"`
+					} `json:"modelUsage"`
+				}
+				json.Unmarshal(sc.Bytes(), &c)
+				var sum Usage
+				for _, u := range c.ModelUsage {
+					sum = sum.Add(Usage{In: u.In, Out: u.Out, CacheCreate: u.CC, CacheRead: u.CR})
+				}
+				if sum.Max(cost) == sum && sum != cost {
+					cost, costTS = sum, lastTS
+					before = map[string]bool{}
+					for k := range best {
+						before[k] = true
+					}
+				}
 				continue
 			}
 			if m.Type == "progress" {
@@ -71,6 +102,12 @@ func Reference(transcript string, subagents bool) Usage {
 			}
 			u := m.Message.Usage
 			best[key] = best[key].Max(Usage{In: u.In, Out: u.Out, CacheCreate: u.CC, CacheRead: u.CR})
+			if main && m.Timestamp > lastTS {
+				lastTS = m.Timestamp
+			}
+			if !main && before != nil && m.Timestamp != "" && m.Timestamp <= costTS {
+				before[key] = true
+			}
 		}
 	}
 	read(transcript, true)
@@ -80,9 +117,14 @@ func Reference(transcript string, subagents bool) Usage {
 			read(p, false)
 		}
 	}
-	var total Usage
-	for _, u := range best {
+	var total, covered Usage
+	for k, u := range best {
 		total = total.Add(u)
+		if before[k] {
+			covered = covered.Add(u)
+		}
 	}
-	return total
+	// What the cost-state counted beyond the messages it covers: calls
+	// written as no message.
+	return total.Add(cost.Sub(covered).Max(Usage{}))
 }

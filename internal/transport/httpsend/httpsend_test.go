@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -37,7 +38,7 @@ func TestHTTP(t *testing.T) {
 		w.Write([]byte(`{"ok":true}`))
 	}))
 	defer srv.Close()
-	h := Request{URL: srv.URL + "/event/normalized", Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte(`{"x":1}`)}
+	h := Request{URL: srv.URL + "/event/normalized", Header: Header{"Content-Type": {"application/json"}}, Body: []byte(`{"x":1}`)}
 	within(t, 3*time.Second, func(ctx context.Context) {
 		r, err := h.Do(ctx)
 		if err != nil || r.Status != 200 || string(r.Body) != `{"ok":true}` {
@@ -134,7 +135,7 @@ func TestHTTPOverUnixSocket(t *testing.T) {
 	})}
 	go srv.Serve(ln)
 	defer srv.Close()
-	h := Request{URL: "http://localhost/event", Socket: path, Header: http.Header{"Authorization": {"Bearer s3cret"}}, Secret: []string{"authorization"}}
+	h := Request{URL: "http://localhost/event", Socket: path, Header: Header{"Authorization": {"Bearer s3cret"}}, Secret: []string{"authorization"}}
 	r, err := h.Do(context.Background())
 	if err != nil || r.Status != 204 {
 		t.Errorf("status %d, err %v", r.Status, err)
@@ -180,4 +181,96 @@ func rawServer(t *testing.T, serve func(c net.Conn, quit chan struct{})) string 
 		}
 	}()
 	return ln.Addr().String()
+}
+
+// The client speaks HTTP/1.1 itself, not through net/http: what it sends is
+// byte for byte what net/http's client sent for the same request (the
+// golden tests record those bytes), and it reads what daemons answer.
+func TestHTTPBytesAsNetHTTP(t *testing.T) {
+	leakcheck.Check(t)
+	got := make(chan []byte, 1)
+	addr := rawServer(t, func(c net.Conn, _ chan struct{}) {
+		req, err := http.ReadRequest(bufio.NewReader(c))
+		if err != nil {
+			return
+		}
+		var b strings.Builder
+		req.Write(&b) // normalized, so that both clients' requests compare
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+		got <- []byte(b.String())
+	})
+	for _, h := range []Request{
+		{URL: "http://" + addr + "/event/normalized?x=1", Header: Header{"Content-Type": {"application/json"}, "Authorization": {"Bearer a\tb"}}, Body: []byte(`{"x":1}`)},
+		{Method: "GET", URL: "http://" + addr + "/status"},
+		{URL: "http://" + addr, Header: Header{"User-Agent": {"other"}}},
+	} {
+		// What net/http sends, configured as the client used to be.
+		tr := &http.Transport{DisableKeepAlives: true, DisableCompression: true}
+		req, _ := http.NewRequest(h.method(), h.URL, strings.NewReader(string(h.Body)))
+		if len(h.Body) == 0 {
+			req.Body, req.ContentLength = http.NoBody, 0
+		}
+		for k, v := range h.Header {
+			req.Header[k] = v
+		}
+		if req.Header.Get("User-Agent") == "" {
+			req.Header.Set("User-Agent", UserAgent)
+		}
+		resp, err := (&http.Client{Transport: tr}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		want := <-got
+		r, err := h.Do(context.Background())
+		if err != nil || r.Status != 200 || string(r.Body) != "ok" {
+			t.Errorf("%s: reply %d %q, err %v", h.URL, r.Status, r.Body, err)
+		}
+		if b := <-got; string(b) != string(want) {
+			t.Errorf("%s %s: sent\n%s\nnet/http sent\n%s", h.method(), h.URL, b, want)
+		}
+		// And the exact bytes, in the order the goldens record.
+		if w := string(must(h.wire(must(url.Parse(h.URL))))); h.method() == "POST" && len(h.Body) > 0 &&
+			!strings.HasPrefix(w, "POST /event/normalized?x=1 HTTP/1.1\r\nHost: "+addr+"\r\nUser-Agent: hookwire\r\nContent-Length: 7\r\nAuthorization: Bearer a\tb\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n") {
+			t.Errorf("wire:\n%q", w)
+		}
+	}
+}
+
+func TestHTTPAnswers(t *testing.T) {
+	leakcheck.Check(t)
+	for name, tc := range map[string]struct {
+		answer string
+		status int
+		body   string
+		err    string
+	}{
+		"length":   {answer: "HTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\n{\"ok\":true}trailing", status: 200, body: `{"ok":true}`},
+		"chunked":  {answer: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\n{\"ok\r\n7;x=y\r\n\":true}\r\n0\r\n\r\n", status: 200, body: `{"ok":true}`},
+		"to EOF":   {answer: "HTTP/1.0 500 Internal Server Error\r\n\r\n{\"error\":1}", status: 500, body: `{"error":1}`},
+		"continue": {answer: "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n", status: 201},
+		"no body":  {answer: "HTTP/1.1 204 No Content\r\n\r\n", status: 204},
+		"short":    {answer: "HTTP/1.1 200 OK\r\nContent-Length: 50\r\n\r\n{\"ok\"", status: 200, body: `{"ok"`, err: "unexpected EOF"},
+		"cut":      {answer: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n40\r\nabc", status: 200, body: "abc", err: "unexpected EOF"},
+		"garbage":  {answer: "SSH-2.0-OpenSSH_9.6\r\n", err: "malformed HTTP response"},
+		"huge":     {answer: "HTTP/1.1 200 OK\r\nX: " + strings.Repeat("x", 20<<10) + "\r\n\r\n", err: "response header too long"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			addr := rawServer(t, func(c net.Conn, _ chan struct{}) {
+				http.ReadRequest(bufio.NewReader(c))
+				io.WriteString(c, tc.answer)
+			})
+			r, err := Request{URL: "http://" + addr + "/", Body: []byte("{}")}.Do(context.Background())
+			if r.Status != tc.status || string(r.Body) != tc.body || (err == nil) != (tc.err == "") || err != nil && !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("reply %d %q, err %v; want %d %q, err %q", r.Status, r.Body, err, tc.status, tc.body, tc.err)
+			}
+		})
+	}
+	// A header that would not stay on its line is refused, as net/http does.
+	if _, err := (Request{URL: "http://127.0.0.1:1/", Header: Header{"Authorization": {"Bearer a\r\nX-Evil: 1"}}}).Do(context.Background()); err == nil || !strings.Contains(err.Error(), "invalid header field value") {
+		t.Errorf("a newline in a header: err %v", err)
+	}
+	if _, err := (Request{URL: "https://127.0.0.1:1/"}).Do(context.Background()); !errors.Is(err, ErrScheme) {
+		t.Errorf("https: err %v", err)
+	}
 }

@@ -1,0 +1,118 @@
+package coucou
+
+import (
+	"cmp"
+	"encoding/json"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hookwire/hookwire/internal/agent"
+	"github.com/hookwire/hookwire/internal/hook"
+	"github.com/hookwire/hookwire/internal/state"
+)
+
+// A tool refused by the user or by another hook fires PreToolUse and never
+// PostToolUse (every agent does so): the app would show it running until
+// the session ends. nb-hook remembers the main agent's open tools per
+// session, and at the next turn boundary (a prompt, the turn's end, an
+// error, an interrupt, the session's end) relays a PostToolUseFailure for
+// each before the event itself. A subagent's tools are not remembered:
+// Claude Code 2.1.328 runs subagents in the background, past the turn end.
+//
+// One small file per open tool, written at PreToolUse and removed at its
+// PostToolUse: no lock and no read-modify-write on the tool path, and
+// parallel tool calls never wait for each other.
+
+// openTool is a tool that started and has not ended.
+type openTool struct {
+	ID    string `json:"id,omitempty"`
+	Name  string `json:"name,omitempty"`
+	Start int64  `json:"start"` // Unix nanoseconds, for the order
+}
+
+const (
+	openStale   = 7 * 24 * time.Hour
+	gcAbove     = 256 // state files before a boundary collects stale ones
+	refusedText = "no PostToolUse: the tool was refused or never ran"
+)
+
+// boundary reports whether the event (in Claude's names) ends a turn.
+func boundary(event string) bool {
+	switch event {
+	case "UserPromptSubmit", "Stop", "StopFailure", "SessionEnd", "Interrupt":
+		return true
+	}
+	return false
+}
+
+// refusedTools updates the session's open tools for the event and returns
+// the payloads (in Claude's vocabulary) of those a turn boundary closes.
+func refusedTools(inv *hook.Invocation, ev agent.Event, event string) []map[string]any {
+	pre, post := event == "PreToolUse", event == "PostToolUse" || event == "PostToolUseFailure"
+	if ev.Session == "" || !pre && !post && !boundary(event) || ev.Get("agent_id").String() != "" {
+		return nil
+	}
+	id := ev.ToolUseID
+	if id == "" && ev.Tool != "" {
+		id = "name:" + ev.Tool
+	}
+	if (pre || post) && id == "" {
+		return nil
+	}
+	store, err := state.Open(inv.Getenv, "nb-hook")
+	if err != nil {
+		return nil
+	}
+	prefix := state.Key(ev.Session) + ".tool."
+	switch {
+	case pre:
+		b, _ := json.Marshal(openTool{ID: ev.ToolUseID, Name: ev.Tool, Start: ev.Time.UnixNano()})
+		store.Write(prefix+state.Key(id), b)
+		return nil
+	case post:
+		store.Remove(prefix + state.Key(id))
+		return nil
+	}
+	entries, err := os.ReadDir(store.Dir())
+	if err != nil {
+		return nil
+	}
+	if len(entries) > gcAbove {
+		store.GC(openStale)
+	}
+	var tools []openTool
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasPrefix(name, prefix) || strings.HasSuffix(name, ".lock") || strings.HasPrefix(name, ".") {
+			continue
+		}
+		b, err := store.Read(name)
+		store.Remove(name)
+		var t openTool
+		if err == nil && json.Unmarshal(b, &t) == nil {
+			tools = append(tools, t)
+		}
+	}
+	slices.SortFunc(tools, func(a, b openTool) int {
+		return cmp.Or(cmp.Compare(a.Start, b.Start), strings.Compare(a.ID+a.Name, b.ID+b.Name))
+	})
+	var closed []map[string]any
+	for _, t := range tools {
+		p := map[string]any{"hook_event_name": "PostToolUseFailure", "session_id": ev.Session,
+			"tool_name": t.Name, "error": refusedText}
+		if event == "Interrupt" {
+			// As Claude Code says it of a tool the user cut short.
+			p["error"], p["is_interrupt"] = "Interrupted by user", true
+		}
+		if t.ID != "" {
+			p["tool_use_id"] = t.ID
+		}
+		if ev.Cwd != "" {
+			p["cwd"] = ev.Cwd
+		}
+		closed = append(closed, p)
+	}
+	return closed
+}

@@ -1,0 +1,67 @@
+package coucou
+
+import (
+	"encoding/json"
+
+	"github.com/hookwire/hookwire/internal/agent"
+)
+
+// ScriptAgent is the pill a script's events go to when no --agent names
+// one: a build is not a Claude Code session.
+const ScriptAgent = "shell"
+
+// scriptEvents are the app's (Claude Code's) names for a script's kinds. A
+// permission is a notification, not a PermissionRequest: nobody would read
+// the app's answer, and Claude's pill would wait for one. Kinds absent here
+// are not relayed.
+var scriptEvents = map[agent.Kind]string{
+	agent.SessionStart: "SessionStart",
+	agent.Prompt:       "UserPromptSubmit",
+	agent.ToolStart:    "PreToolUse",
+	agent.ToolEnd:      "PostToolUse",
+	agent.Permission:   "Notification",
+	agent.Attention:    "Notification",
+	agent.TurnEnd:      "Stop",
+	agent.Interrupted:  "Stop",
+	agent.Error:        "StopFailure",
+	agent.Compact:      "PreCompact",
+	agent.SessionEnd:   "SessionEnd",
+}
+
+// ScriptPayload is the hook JSON Claude Code would have sent for a script's
+// event (the generic dialect: arguments, no payload), or nil for a kind the
+// app has no word for.
+func ScriptPayload(ev agent.Event) []byte {
+	name, ok := scriptEvents[ev.Kind]
+	if !ok {
+		return nil
+	}
+	p := map[string]any{"hook_event_name": name}
+	set := func(k, v string) {
+		if v != "" {
+			p[k] = v
+		}
+	}
+	set("session_id", ev.Session)
+	set("cwd", ev.Cwd)
+	set("tool_name", ev.Tool)
+	if ev.ToolInput != nil {
+		p["tool_input"] = ev.ToolInput
+	}
+	switch ev.Kind {
+	case agent.Prompt:
+		set("prompt", ev.Prompt)
+	case agent.TurnEnd, agent.Interrupted:
+		set("last_assistant_message", ev.Message)
+	case agent.Error:
+		set("error", ev.Error)
+		set("last_assistant_message", ev.Error)
+	case agent.Permission:
+		p["notification_type"] = "permission_prompt"
+		set("message", ev.Message)
+	default:
+		set("message", ev.Message)
+	}
+	b, _ := json.Marshal(p)
+	return b
+}

@@ -1,0 +1,573 @@
+// Command livebench measures what hookwire's hooks cost a real agent
+// session: each pinned agent (Claude Code, Gemini CLI, Codex, Copilot CLI)
+// runs the same scripted session offline, against the scripted model API of
+// internal/testkit/modelapi, in a fresh HOME, with
+//
+//   - none:  no hooks at all;
+//   - true:  the five agent binaries' hooks, as their own `install --agent X`
+//     writes them, with /bin/true in their place (the floor: the agent
+//     spawning a hook at all);
+//   - LABEL: the five binaries' hooks, from the binaries in DIR, for each
+//     -bin LABEL=DIR (e.g. before=/tmp/old after=/tmp/new).
+//
+// Runs are interleaved (every arm once per round, in an order that rotates)
+// so that a noisy neighbour on a shared machine weighs on every arm alike.
+// It prints, per agent, the median session time of each arm and the
+// overhead of each binary set over the /bin/true hooks, and the p50/p95 of
+// each invocation's duration as the binaries' own debug log (PULSE_LOG)
+// records it. The surfaces are up: a noctalia that exits at once, a Coucou
+// socket, a Trail Boss daemon, a VPet pet and a Coral session, all answering
+// at once, so that every binary does its whole work.
+//
+//	go run ./scripts/livebench -runs 7 -bin before=/tmp/hw-before -bin after=/tmp/hw-after
+//
+// It needs the agents installed under ~/.cache/hookwire/agents (see
+// testdata/agents/README.md) and node on PATH. It is a measurement, not a
+// test: it asserts nothing.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/hookwire/hookwire/internal/testkit"
+	"github.com/hookwire/hookwire/internal/testkit/modelapi"
+)
+
+const prompt = "Run the three hookwire steps."
+
+var verbose bool
+
+// binaries are the agent binaries a user with every surface installs.
+var binaries = []string{"pulse-claude", "nb-hook", "trailboss-hook", "vpet-notify", "coral-pulse"}
+
+type agentSpec struct {
+	name     string // install's --agent
+	pkg, exe string // ~/.cache/hookwire/agents/<pkg>/node_modules/.bin/<exe>
+	wire     string
+	steps    func(cwd string) []modelapi.Step
+	setup    func(home, url string) error
+	args     []string
+	env      func(url string) []string
+}
+
+func step(tool string, input map[string]any) modelapi.Step {
+	b, _ := json.Marshal(input)
+	return modelapi.Step{Tool: tool, Input: b}
+}
+
+var agents = []agentSpec{
+	{
+		name: "claude", pkg: "anthropic-ai-claude-code@2.1.328", exe: "claude", wire: "anthropic",
+		steps: func(cwd string) []modelapi.Step {
+			notes := filepath.Join(cwd, "notes.txt")
+			return []modelapi.Step{
+				step("Bash", map[string]any{"command": "echo hookwire-step-one", "description": "Print a marker"}),
+				step("Write", map[string]any{"file_path": notes, "content": "hookwire live notes\n"}),
+				step("Read", map[string]any{"file_path": notes}),
+			}
+		},
+		args: []string{"-p", prompt, "--model", "claude-sonnet-4-5", "--allowedTools", "Bash", "Write", "Read"},
+		env: func(url string) []string {
+			return []string{"ANTHROPIC_BASE_URL=" + url, "ANTHROPIC_API_KEY=scripted", "DISABLE_TELEMETRY=1",
+				"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1"}
+		},
+	},
+	{
+		name: "gemini", pkg: "google-gemini-cli@0.61.0", exe: "gemini", wire: "gemini",
+		steps: func(cwd string) []modelapi.Step {
+			notes := filepath.Join(cwd, "notes.txt")
+			return []modelapi.Step{
+				step("run_shell_command", map[string]any{"command": "echo hookwire-step-one", "description": "Print a marker"}),
+				step("write_file", map[string]any{"file_path": notes, "content": "hookwire live notes\n"}),
+				step("read_file", map[string]any{"file_path": notes}),
+			}
+		},
+		setup: func(home, url string) error {
+			return writeFile(filepath.Join(home, ".gemini", "settings.json"), `{
+  "security": {"auth": {"selectedType": "gemini-api-key"}},
+  "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
+  "privacy": {"usageStatisticsEnabled": false},
+  "telemetry": {"enabled": false}
+}
+`)
+		},
+		args: []string{"-p", prompt, "--model", "gemini-2.5-flash", "--yolo", "--skip-trust"},
+		env: func(url string) []string {
+			return []string{"GEMINI_API_KEY=scripted", "GOOGLE_GEMINI_BASE_URL=" + url}
+		},
+	},
+	{
+		name: "codex", pkg: "openai-codex@0.169.0", exe: "codex", wire: "openai",
+		steps: func(cwd string) []modelapi.Step {
+			return []modelapi.Step{
+				step("exec_command", map[string]any{"cmd": "echo hookwire-step-one"}),
+				step("exec_command", map[string]any{"cmd": "printf 'hookwire live notes\\n' > notes.txt"}),
+				step("exec_command", map[string]any{"cmd": "cat notes.txt"}),
+			}
+		},
+		setup: func(home, url string) error {
+			return writeFile(filepath.Join(home, ".codex", "config.toml"), `model = "gpt-5.5"
+model_provider = "scripted"
+check_for_update_on_startup = false
+
+[analytics]
+enabled = false
+
+[model_providers.scripted]
+name = "scripted"
+base_url = "`+url+`/v1"
+wire_api = "responses"
+env_key = "SCRIPTED_API_KEY"
+`)
+		},
+		args: []string{"exec", "--skip-git-repo-check", "-s", "danger-full-access", "--dangerously-bypass-hook-trust", prompt},
+		env:  func(string) []string { return []string{"SCRIPTED_API_KEY=scripted"} },
+	},
+	{
+		name: "copilot", pkg: "github-copilot@1.0.102", exe: "copilot", wire: "anthropic",
+		steps: func(cwd string) []modelapi.Step {
+			notes := filepath.Join(cwd, "notes.txt")
+			return []modelapi.Step{
+				step("bash", map[string]any{"command": "echo hookwire-step-one", "description": "Print a marker"}),
+				step("create", map[string]any{"path": notes, "file_text": "hookwire live notes\n"}),
+				step("view", map[string]any{"path": notes}),
+			}
+		},
+		args: []string{"-p", prompt, "-s", "--no-auto-update", "--allow-all-tools"},
+		env: func(url string) []string {
+			return []string{"COPILOT_OFFLINE=true", "COPILOT_PROVIDER_TYPE=anthropic", "COPILOT_PROVIDER_BASE_URL=" + url,
+				"COPILOT_PROVIDER_API_KEY=scripted", "COPILOT_MODEL=claude-sonnet-4.5"}
+		},
+	},
+}
+
+// An arm is one way of running the session: hooks from a directory of
+// binaries, /bin/true in their place, or none.
+type arm struct {
+	label string
+	dir   string // the binaries; "" for none
+	true_ bool   // the hooks of dir, with /bin/true as the command
+	only  string // one binary installed instead of the five
+}
+
+type bins []string
+
+func (b *bins) String() string     { return strings.Join(*b, ",") }
+func (b *bins) Set(v string) error { *b = append(*b, v); return nil }
+
+func main() {
+	runs := flag.Int("runs", 7, "rounds: each arm runs once per agent per round")
+	only := flag.String("agents", "claude,gemini,codex,copilot", "agents to run")
+	out := flag.String("out", "", "write every run's figures to this JSON file")
+	keep := flag.Bool("keep", false, "keep the work directory")
+	flag.BoolVar(&verbose, "v", false, "print each session's output")
+	one := flag.String("one", "", "also run with only this binary installed (arm one), and its hooks with /bin/true (arm true1), from the last -bin: what one process serving every surface would cost at least")
+	serve := flag.Bool("serve", false, "only start the surfaces, print their environment, and serve until killed (to profile a binary by hand)")
+	var sets bins
+	flag.Var(&sets, "bin", "LABEL=DIR: a set of hookwire binaries to measure (repeatable; default: this module, built)")
+	flag.Parse()
+
+	work, err := os.MkdirTemp("", "livebench")
+	check(err)
+	if !*keep {
+		defer os.RemoveAll(work)
+	}
+	if *serve {
+		env := surfaces(work)
+		fmt.Println(strings.Join(append(env, "PATH="+os.Getenv("PATH")), "\n"))
+		select {}
+	}
+	if len(sets) == 0 {
+		dir, err := testkit.BuildSuite(".")
+		check(err)
+		sets = append(sets, "hookwire="+dir)
+	}
+	arms := []arm{{label: "none"}}
+	for i, s := range sets {
+		label, dir, ok := strings.Cut(s, "=")
+		if !ok {
+			check(fmt.Errorf("-bin %q: want LABEL=DIR", s))
+		}
+		dir, _ = filepath.Abs(dir)
+		if i == 0 {
+			arms = append(arms, arm{label: "true", dir: dir, true_: true})
+		}
+		arms = append(arms, arm{label: label, dir: dir})
+	}
+	if *one != "" {
+		last := arms[len(arms)-1]
+		arms = append(arms, arm{label: "true1", dir: last.dir, true_: true, only: *one}, arm{label: "one", dir: last.dir, only: *one})
+	}
+	env := surfaces(work)
+	cache := filepath.Join(os.Getenv("HOME"), ".cache", "hookwire", "agents")
+
+	var results []result
+	for r := range *runs {
+		for _, a := range agents {
+			if !slices.Contains(strings.Split(*only, ","), a.name) {
+				continue
+			}
+			exe := filepath.Join(cache, a.pkg, "node_modules", ".bin", a.exe)
+			if _, err := os.Stat(exe); err != nil {
+				fmt.Fprintf(os.Stderr, "livebench: %s: %v: skipped\n", a.name, err)
+				continue
+			}
+			for i := range arms {
+				ar := arms[(i+r)%len(arms)] // the order rotates from round to round
+				res, err := run(work, exe, a, ar, env, r)
+				if err != nil {
+					fmt.Fprintf(os.Stderr, "livebench: round %d %s %s: %v\n", r+1, a.name, ar.label, err)
+					continue
+				}
+				results = append(results, res)
+				fmt.Fprintf(os.Stderr, "round %d %-8s %-8s %7.0f ms  cpu %7.0f ms  %2d hook runs\n", r+1, a.name, ar.label, res.Ms, res.CPU, len(res.Hooks))
+			}
+		}
+	}
+	if *out != "" {
+		b, _ := json.MarshalIndent(results, "", " ")
+		check(os.WriteFile(*out, b, 0o644))
+	}
+	report(os.Stdout, results, arms)
+}
+
+type result struct {
+	Agent, Arm string
+	Round      int
+	Ms         float64 // the agent's session, spawn to exit
+	// CPU is the user and system time of the agent and every process it
+	// waited for (its hooks): the cost that a loaded machine does not blur
+	// as it blurs wall time. A finisher, detached, is not in it.
+	CPU   float64
+	Hooks []hookRun
+}
+
+// hookRun is one line of PULSE_LOG.
+type hookRun struct {
+	Binary   string  `json:"binary"`
+	Event    string  `json:"event"`
+	Ms       float64 `json:"ms"`
+	Finisher bool    `json:"finisher"`
+}
+
+// run runs one session in a fresh HOME.
+func run(work, exe string, a agentSpec, ar arm, surfaceEnv []string, round int) (result, error) {
+	dir, err := os.MkdirTemp(work, a.name+"-"+ar.label+"-")
+	if err != nil {
+		return result{}, err
+	}
+	defer os.RemoveAll(dir)
+	home := filepath.Join(dir, "home")
+	cwd := filepath.Join(home, "proj")
+	for _, d := range []string{cwd, filepath.Join(dir, "run"), filepath.Join(dir, "tmp")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return result{}, err
+		}
+	}
+	api := &modelapi.Server{Wire: a.wire, Script: modelapi.Script{Steps: a.steps(cwd), Answer: "All three steps are done: I ran a command, wrote notes.txt and read it back."}}
+	url, err := api.Start()
+	if err != nil {
+		return result{}, err
+	}
+	defer api.Close()
+	if a.setup != nil {
+		if err := a.setup(home, url); err != nil {
+			return result{}, err
+		}
+	}
+	log := filepath.Join(dir, "hooks.log")
+	env := append([]string{
+		"HOME=" + home, "XDG_RUNTIME_DIR=" + filepath.Join(dir, "run"), "TMPDIR=" + filepath.Join(dir, "tmp"),
+		"PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8", "TERM=dumb", "PULSE_LOG=" + log,
+	}, surfaceEnv...)
+	env = append(env, a.env(url)...)
+	if ar.dir != "" {
+		for _, b := range binaries {
+			if ar.only != "" && b != ar.only {
+				continue
+			}
+			cmd := exec.Command(filepath.Join(ar.dir, b), "install", "--agent", a.name)
+			cmd.Env, cmd.Dir = env, cwd
+			if out, err := cmd.CombinedOutput(); err != nil {
+				return result{}, fmt.Errorf("%s install: %v: %s", b, err, out)
+			}
+		}
+		if ar.true_ {
+			if err := trueInstead(home, ar.dir); err != nil {
+				return result{}, err
+			}
+		}
+	}
+	// The Coral session's log, which coral-pulse appends to.
+	if err := writeFile(filepath.Join(dir, "tmp", "claude_coral_"+coralUUID+".log"), ""); err != nil {
+		return result{}, err
+	}
+
+	cmd := exec.Command(exe, a.args...)
+	cmd.Env, cmd.Dir = env, cwd
+	var output strings.Builder
+	cmd.Stdout, cmd.Stderr = &output, &output // stdin: /dev/null
+	start := time.Now()
+	err = cmd.Run()
+	took := time.Since(start)
+	if verbose {
+		fmt.Fprintf(os.Stderr, "%s %s: %s\n", a.name, ar.label, output.String())
+	}
+	if err != nil {
+		return result{}, fmt.Errorf("%v: %s", err, clip(output.String()))
+	}
+	if _, scripted, n := api.Served(); n != len(a.steps(cwd))+1 || scripted.Output == 0 {
+		return result{}, fmt.Errorf("the session did not follow the script (%d responses): %s", n, clip(output.String()))
+	}
+	res := result{Agent: a.name, Arm: ar.label, Round: round + 1, Ms: ms(took),
+		CPU: ms(cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime())}
+	time.Sleep(1200 * time.Millisecond) // a finisher's line comes after the session
+	if f, err := os.Open(log); err == nil {
+		sc := bufio.NewScanner(f)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			var h hookRun
+			if json.Unmarshal(sc.Bytes(), &h) == nil {
+				res.Hooks = append(res.Hooks, h)
+			}
+		}
+		f.Close()
+	}
+	if ar.dir != "" && !ar.true_ && len(res.Hooks) == 0 {
+		return result{}, errors.New("no hook ran: " + clip(output.String()))
+	}
+	return res, nil
+}
+
+// trueInstead puts /bin/true in place of every binary of dir in the agents'
+// settings under home: the same hooks, the same events, the same order.
+func trueInstead(home, dir string) error {
+	return filepath.WalkDir(home, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".json") {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		s := string(b)
+		for _, bin := range binaries {
+			s = strings.ReplaceAll(s, filepath.Join(dir, bin), "/bin/true")
+		}
+		if s == string(b) {
+			return nil
+		}
+		return os.WriteFile(path, []byte(s), 0o600)
+	})
+}
+
+const coralUUID = "d63ac083-c016-4a5e-9d4f-0d0b1f7e2a11"
+
+// surfaces starts every surface, answering at once, and returns the
+// environment that points the binaries at them.
+func surfaces(work string) []string {
+	bin := filepath.Join(work, "bin")
+	check(os.MkdirAll(bin, 0o755))
+	check(testkit.WriteTinyExit(filepath.Join(bin, "noctalia")))
+	os.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+
+	coucou := filepath.Join(work, "coucou.sock")
+	serveUnix(coucou, func(c net.Conn) {
+		if _, err := bufio.NewReader(c).ReadBytes('\n'); err == nil {
+			c.Write([]byte(`{"ok":true}` + "\n"))
+		}
+	})
+	vpet := filepath.Join(work, "vpet.sock")
+	serveUnix(vpet, func(c net.Conn) {
+		if req, err := http.ReadRequest(bufio.NewReader(c)); err == nil {
+			io.Copy(io.Discard, req.Body)
+			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+		}
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	check(err)
+	go http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		io.WriteString(w, `{"ok":true}`)
+	}))
+	daemon := "http://" + ln.Addr().String()
+	return []string{
+		"COUCOU_SOCKET=" + coucou,
+		"TRAILBOSS_URL=" + daemon, "TMUX_PANE=%1",
+		"VPET_NOTIFY_SOCKET=" + vpet, "VPET_NOTIFY_TOKEN=livebench",
+		"CORAL_SESSION_NAME=claude-" + coralUUID, "CORAL_URL=" + daemon,
+	}
+}
+
+func serveUnix(path string, serve func(net.Conn)) {
+	ln, err := net.Listen("unix", path)
+	check(err)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() { defer c.Close(); serve(c) }()
+		}
+	}()
+}
+
+// report prints the tables.
+func report(w io.Writer, results []result, arms []arm) {
+	var names []string
+	for _, r := range results {
+		if !slices.Contains(names, r.Agent) {
+			names = append(names, r.Agent)
+		}
+	}
+	real := func(yield func(arm) bool) {
+		for _, a := range arms {
+			if a.dir != "" && !a.true_ && a.only == "" && !yield(a) {
+				return
+			}
+		}
+	}
+	for _, metric := range []struct {
+		title string
+		value func(result) float64
+	}{
+		{"Session time, spawn to exit", func(r result) float64 { return r.Ms }},
+		{"CPU time of the agent and the hooks it waited for", func(r result) float64 { return r.CPU }},
+	} {
+		by := map[[2]string][]float64{}
+		for _, r := range results {
+			k := [2]string{r.Agent, r.Arm}
+			by[k] = append(by[k], metric.value(r))
+		}
+		fmt.Fprintf(w, "\n%s, median of the rounds (ms); overhead = median − median with /bin/true hooks\n\n", metric.title)
+		fmt.Fprintf(w, "| agent | runs |")
+		for _, a := range arms {
+			fmt.Fprintf(w, " %s |", a.label)
+		}
+		cols := 0
+		for a := range real {
+			fmt.Fprintf(w, " %s overhead |", a.label)
+			cols++
+		}
+		if len(by) > 0 && slices.ContainsFunc(arms, func(a arm) bool { return a.label == "one" }) {
+			fmt.Fprintf(w, " one overhead (over true1) |")
+			cols++
+		}
+		fmt.Fprintf(w, " hook runs |\n|---|---:|%s\n", strings.Repeat("---:|", len(arms)+cols+1))
+		for _, n := range names {
+			floor := median(by[[2]string{n, "true"}])
+			fmt.Fprintf(w, "| %s | %d |", n, len(by[[2]string{n, "none"}]))
+			for _, a := range arms {
+				fmt.Fprintf(w, " %.0f |", median(by[[2]string{n, a.label}]))
+			}
+			hooks := 0
+			for a := range real {
+				fmt.Fprintf(w, " %+.0f |", median(by[[2]string{n, a.label}])-floor)
+				for _, r := range results {
+					if r.Agent == n && r.Arm == a.label {
+						hooks = len(r.Hooks)
+					}
+				}
+			}
+			if slices.ContainsFunc(arms, func(a arm) bool { return a.label == "one" }) {
+				fmt.Fprintf(w, " %+.0f |", median(by[[2]string{n, "one"}])-median(by[[2]string{n, "true1"}]))
+			}
+			fmt.Fprintf(w, " %d |\n", hooks)
+		}
+	}
+
+	fmt.Fprintf(w, "\nPer invocation, as PULSE_LOG records it (ms from the runtime's start to exit, process start excluded; finishers excluded): p50 / p95\n\n")
+	for a := range real {
+		fmt.Fprintf(w, "%s:\n\n| agent | event |", a.label)
+		for _, b := range binaries {
+			fmt.Fprintf(w, " %s |", b)
+		}
+		fmt.Fprintf(w, "\n|---|---|%s\n", strings.Repeat("---:|", len(binaries)))
+		for _, n := range names {
+			cell := map[[2]string][]float64{}
+			var events []string
+			for _, r := range results {
+				if r.Agent != n || r.Arm != a.label {
+					continue
+				}
+				for _, h := range r.Hooks {
+					if h.Finisher {
+						continue
+					}
+					cell[[2]string{h.Event, h.Binary}] = append(cell[[2]string{h.Event, h.Binary}], h.Ms)
+					cell[[2]string{"all", h.Binary}] = append(cell[[2]string{"all", h.Binary}], h.Ms)
+					if !slices.Contains(events, h.Event) {
+						events = append(events, h.Event)
+					}
+				}
+			}
+			for _, e := range append(events, "all") {
+				fmt.Fprintf(w, "| %s | %s |", n, e)
+				for _, b := range binaries {
+					v := cell[[2]string{e, b}]
+					if len(v) == 0 {
+						fmt.Fprintf(w, " |")
+						continue
+					}
+					fmt.Fprintf(w, " %.1f / %.1f |", pct(v, 0.5), pct(v, 0.95))
+				}
+				fmt.Fprintln(w)
+			}
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+func median(v []float64) float64 { return pct(v, 0.5) }
+
+func pct(v []float64, p float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	sort.Float64s(s)
+	i := p * float64(len(s)-1)
+	lo := int(i)
+	if lo+1 < len(s) {
+		return s[lo] + (i-float64(lo))*(s[lo+1]-s[lo])
+	}
+	return s[lo]
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func clip(s string) string {
+	if len(s) > 600 {
+		return s[len(s)-600:]
+	}
+	return s
+}
+
+func writeFile(path, s string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	return os.WriteFile(path, []byte(s), 0o600)
+}
+
+func check(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "livebench:", err)
+		os.Exit(1)
+	}
+}

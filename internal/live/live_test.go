@@ -32,16 +32,6 @@ import (
 // moduleRoot is the repository, from this package's directory.
 const moduleRoot = "../.."
 
-// openDefects are issue 11's numbered defects this suite shows and another
-// branch fixes: an assertion of the right behaviour that fails because of
-// one is run through known-defect N, which logs it instead of failing.
-// Delete a number once its fix has landed (and then the known-defect
-// prefixes that name it).
-var openDefects = map[int]string{
-	5: "Codex's UUIDv7 session ids share their first segment: one Pulse slot",
-	6: "Codex notify gives Pulse model ? and no session_end",
-}
-
 // agent is one pinned agent CLI.
 type agent struct {
 	cmd, pkg, version string
@@ -113,7 +103,6 @@ func TestLive(t *testing.T) {
 	cmds["modelapi"] = cmdModelAPI
 	cmds["modelapi-usage"] = cmdModelAPIUsage
 	cmds["agent"] = cmdAgent
-	cmds["known-defect"] = cmdKnownDefect
 	cmds["wait-file"] = cmdWaitFile
 	cmds["normalize"] = cmdNormalize
 	cmds["pulse-totals"] = cmdPulseTotals
@@ -301,62 +290,6 @@ func tail(file string) string {
 		b = b[len(b)-2000:]
 	}
 	return string(b)
-}
-
-// cmdKnownDefect: known-defect N [!] grep [-count=N] PATTERN FILE | cmp GOT WANT | exists FILE
-// Checks the right behaviour that issue 11's defect N breaks. While N is in
-// openDefects a failure is logged, not fatal (and a pass is logged too, so
-// that the prefix can go); once N is fixed it is an ordinary assertion.
-func cmdKnownDefect(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) < 3 {
-		ts.Fatalf("usage: known-defect N [!] grep [-count=N] PATTERN FILE | cmp GOT WANT | exists FILE")
-	}
-	var n int
-	fmt.Sscan(args[0], &n)
-	rest := args[1:]
-	want := true
-	if rest[0] == "!" {
-		want, rest = false, rest[1:]
-	}
-	count := -1
-	if len(rest) == 4 && rest[0] == "grep" && strings.HasPrefix(rest[1], "-count=") {
-		fmt.Sscan(strings.TrimPrefix(rest[1], "-count="), &count)
-		rest = append(rest[:1:1], rest[2:]...)
-	}
-	if len(rest) == 2 && rest[0] == "exists" {
-		_, err := os.Stat(ts.MkAbs(rest[1]))
-		knownDefectVerdict(ts, n, (err == nil) == want, strings.Join(args[1:], " "))
-		return
-	}
-	if len(rest) != 3 || (rest[0] != "grep" && rest[0] != "cmp") {
-		ts.Fatalf("known-defect: only [!] grep [-count=N] PATTERN FILE or [!] cmp GOT WANT")
-	}
-	var found bool
-	if rest[0] == "cmp" {
-		found = ts.ReadFile(rest[1]) == ts.ReadFile(rest[2])
-	} else {
-		re, err := regexp.Compile("(?m)" + rest[1])
-		if err != nil {
-			ts.Fatalf("known-defect: %v", err)
-		}
-		n := len(re.FindAllStringIndex(ts.ReadFile(rest[2]), -1))
-		found = n > 0
-		if count >= 0 {
-			found = n == count
-		}
-	}
-	knownDefectVerdict(ts, n, found == want, strings.Join(args[1:], " "))
-}
-
-func knownDefectVerdict(ts *testscript.TestScript, n int, pass bool, desc string) {
-	switch why, open := openDefects[n]; {
-	case pass && open:
-		ts.Logf("known defect %d (%s) no longer shows: %s passes; delete it from openDefects", n, why, desc)
-	case !pass && open:
-		ts.Logf("known defect %d (%s): %s fails; skipped", n, why, desc)
-	case !pass:
-		ts.Fatalf("defect %d: %s fails", n, desc)
-	}
 }
 
 // cmdWaitFile: wait-file GLOB [N]

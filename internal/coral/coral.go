@@ -4,9 +4,9 @@
 // lines, and the events API that takes what the log parser ignores
 // (confidence, and the goal again).
 //
-// What Coral's code really does is in the project's reference
-// (trailboss-vpet-coral.md §3); this package follows it where the protocol
-// text (PROTOCOL.md, the seed) says less or otherwise: the log is
+// What Coral's code really does is in docs/reference/trailboss-vpet-coral.md
+// §3; this package follows it where the protocol text (Coral's PROTOCOL.md)
+// says less or otherwise: the log is
 // $TMPDIR/<type>_coral_<uuid>.log (not /tmp/<type>_coral_<name>.log), the Go
 // parser has no CONFIDENCE rule at all, and it drops a value holding both
 // '<' and '>'.

@@ -18,7 +18,7 @@ import (
 )
 
 // TrailBoss models the Trail Boss daemon (jedarden/trail-boss daemon/index.ts,
-// db.ts, schema.sql; ../shared/reference/trailboss-vpet-coral.md §1): its
+// db.ts, schema.sql; docs/reference/trailboss-vpet-coral.md §1): its
 // SQLite tables in memory, and its answers, so that tests assert on the
 // queue a hook's events leave behind and not only on their bytes.
 //

@@ -71,7 +71,7 @@ type notifyCLI struct {
 const (
 	// DeliveryBudget is agentica's DELIVERY_TIMEOUT_SECONDS: past it the
 	// event is dropped, whatever the pet is doing. agentica hands events to
-	// a queue and a daemon thread (the seed's 256, oldest dropped); a hook
+	// a queue and a daemon thread (QUEUE_MAXSIZE 256, oldest dropped); a hook
 	// process has no thread to leave behind, so it delivers in line, and
 	// the budget is what keeps the agent from waiting.
 	DeliveryBudget = 2 * time.Second
@@ -111,7 +111,7 @@ type plan struct {
 }
 
 // plans is ARCHITECTURE.md's VPet column. Kinds absent here send nothing:
-// approvals and questions are not this channel's (the seed: it never asks),
+// approvals and questions are not this channel's (agentica's notify-sink.md: it never asks),
 // and nor are compaction, subagents or streaming text.
 var plans = map[agent.Kind]plan{
 	agent.SessionStart: {stateFor: []string{RunStarted, RunCompleted, RunFailed, RunCancelled, ToolCompleted}}, // GC; the agent's name
@@ -156,8 +156,8 @@ func (c *notifyCLI) Run(inv *hook.Invocation) error {
 	}
 
 	// A pet that is not running costs nothing either: no state, no token
-	// file appears (the seed: a user without the pet open must notice no
-	// difference). Only a session's end still removes its state.
+	// file appears (agentica's notify-sink.md: a user without the pet open
+	// must notice no difference). Only a session's end still removes its state.
 	socket := SocketPath(inv.Getenv, runtime.GOOS, c.Socket)
 	if socket == "" {
 		inv.Skip("no socket: set %s (neither HOME on macOS nor XDG_RUNTIME_DIR elsewhere is set)", EnvSocket)

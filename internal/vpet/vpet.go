@@ -1,6 +1,6 @@
 // Package vpet speaks the VPet desktop pet's notify sink: one-way, local-only
 // HTTP over a Unix domain socket with a bearer token, as agentica's
-// notify/sink.py writes it (../shared/reference/trailboss-vpet-coral.md §2).
+// notify/sink.py writes it (docs/reference/trailboss-vpet-coral.md §2).
 //
 // What the channel must not carry matters as much as what it carries: it
 // reports run and tool status, never asks anything, never reads an answer
@@ -69,11 +69,12 @@ type Transport struct {
 // key is left out. Which keys each event may carry is in the per-event table
 // of the reference; the builders in this package fill only those.
 //
-// The seed's security section lists "title / tool / question / preview /
-// options": those are the keys of the removed /await path. Where the seed and
-// the reference differ, the reference (sink.py at d3cee31, the newest
-// notify-sink.md table) is followed: tool_name, not tool; no question or
-// options, which this one-way channel never carries.
+// agentica's notify-sink.md (its Chinese version) lists, in its security
+// section, "title / tool / question / preview / options": those are the keys
+// of the removed /await path. Where that text and the code differ, the code
+// (sink.py at d3cee31, the newest notify-sink.md table) is followed:
+// tool_name, not tool; no question or options, which this one-way channel
+// never carries.
 type Payload struct {
 	Title           string   `json:"title"`
 	AgentName       string   `json:"agent_name,omitempty"`

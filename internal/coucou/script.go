@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/hookwire/hookwire/internal/agent"
+	"github.com/hookwire/hookwire/internal/text"
 )
 
 // ScriptAgent is the pill a script's events go to when no --agent names
@@ -30,7 +31,9 @@ var scriptEvents = map[agent.Kind]string{
 
 // ScriptPayload is the hook JSON Claude Code would have sent for a script's
 // event (the generic dialect: arguments, no payload), or nil for a kind the
-// app has no word for.
+// app has no word for. Its texts are a command line (wrap's) or a script's
+// message, shown on the notch: credentials in them are redacted (nothing
+// here is an approval card, where the person must see exactly what runs).
 func ScriptPayload(ev agent.Event) []byte {
 	name, ok := scriptEvents[ev.Kind]
 	if !ok {
@@ -42,6 +45,7 @@ func ScriptPayload(ev agent.Event) []byte {
 			p[k] = v
 		}
 	}
+	say := func(k, v string) { set(k, text.Redact(v)) }
 	set("session_id", ev.Session)
 	set("cwd", ev.Cwd)
 	set("tool_name", ev.Tool)
@@ -50,17 +54,17 @@ func ScriptPayload(ev agent.Event) []byte {
 	}
 	switch ev.Kind {
 	case agent.Prompt:
-		set("prompt", ev.Prompt)
+		say("prompt", ev.Prompt)
 	case agent.TurnEnd, agent.Interrupted:
-		set("last_assistant_message", ev.Message)
+		say("last_assistant_message", ev.Message)
 	case agent.Error:
-		set("error", ev.Error)
-		set("last_assistant_message", ev.Error)
+		say("error", ev.Error)
+		say("last_assistant_message", ev.Error)
 	case agent.Permission:
 		p["notification_type"] = "permission_prompt"
-		set("message", ev.Message)
+		say("message", ev.Message)
 	default:
-		set("message", ev.Message)
+		say("message", ev.Message)
 	}
 	b, _ := json.Marshal(p)
 	return b

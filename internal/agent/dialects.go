@@ -161,13 +161,14 @@ var universal = func() map[string]Kind {
 		add(string(k), k)
 	}
 	for name, k := range dialects[Claude].events {
-		add(snake(name), k)
+		add(SnakeCase(name), k)
 	}
 	return u
 }()
 
-// snake turns PreToolUse into pre_tool_use.
-func snake(s string) string {
+// SnakeCase turns an event name such as PreToolUse into pre_tool_use, the
+// spelling some agents use (Codex's hook trust keys, snake_case dialects).
+func SnakeCase(s string) string {
 	var b strings.Builder
 	for i, r := range s {
 		if 'A' <= r && r <= 'Z' {

@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/hookwire/hookwire/internal/agent"
 )
 
 // Codex runs a hook from hooks.json only once the user has trusted it
@@ -64,7 +66,7 @@ func (s Spec) codexHooks(path string, data []byte) ([]codexHook, error) {
 	}
 	var out []codexHook
 	for _, event := range slices.Sorted(maps.Keys(file.Hooks)) {
-		label := snake(event)
+		label := agent.SnakeCase(event)
 		if !codexEvents[label] {
 			continue
 		}
@@ -240,19 +242,4 @@ func (s Spec) codexTrust(hooksPath string, data []byte) []Finding {
 		out = append(out, Finding{Status: OK, What: fmt.Sprintf("codex: all %d of %s's hooks are trusted", len(hooks), s.Binary)})
 	}
 	return out
-}
-
-// snake turns PreToolUse into pre_tool_use.
-func snake(s string) string {
-	var b strings.Builder
-	for i, r := range s {
-		if 'A' <= r && r <= 'Z' {
-			if i > 0 {
-				b.WriteByte('_')
-			}
-			r += 'a' - 'A'
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }

@@ -94,6 +94,10 @@ type Binary struct {
 	// DryRunEnv lists extra variables that also switch dry-run on, for
 	// compatibility with the scripts a binary replaces.
 	DryRunEnv []string
+	// NoAnswers says the binary never shows a turn's answer: parsing a turn
+	// end then does not read it from the agent's transcript, which for
+	// Copilot CLI means waiting for a file written after the hook.
+	NoAnswers bool
 	// Commands are subcommands for a person at a terminal (install,
 	// doctor, …): they print, and fail with a non-zero status.
 	Commands []Command
@@ -505,7 +509,7 @@ func (inv *Invocation) Payload(agentFlag string, args []string) agent.Event {
 		Args:        args,
 		Getenv:      os.Getenv,
 		Getwd:       os.Getwd,
-		Transcripts: true,
+		Transcripts: !inv.bin.NoAnswers,
 		Script:      inv.script,
 		Terminal:    controllingTerminal,
 	})

@@ -46,6 +46,7 @@ Environment:
 Always exits 0; prints nothing unless in dry-run.`,
 		CLI:       &claudeCLI{},
 		DryRunEnv: []string{"NOCTALIA_PULSE_DRYRUN"},
+		NoAnswers: true, // the bar shows figures, never text; Copilot's file is the finisher's to wait for
 		Commands:  install.Commands(claudeHooks, noctaliaCheck),
 		Wrap:      hook.Wrap{EndsSession: true},
 	}

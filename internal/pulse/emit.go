@@ -27,8 +27,9 @@ Environment:
   PULSE_LOG      append one JSON line per run to this file
 
 Always exits 0; prints nothing unless PULSE_DRYRUN is set.`,
-		CLI:      &emitCLI{},
-		Commands: install.Commands(emitHooks, noctaliaCheck),
+		CLI:       &emitCLI{},
+		NoAnswers: true, // a Pulse event has no text
+		Commands:  install.Commands(emitHooks, noctaliaCheck),
 		// A finished command's slot is retired, as an agent's is.
 		Wrap: hook.Wrap{EndsSession: true},
 	}

@@ -228,7 +228,7 @@ func (c *claudeCLI) retire(inv *hook.Invocation, store *state.Store, name string
 			release, err := store.Lock(ctx, n+".scan")
 			cancel()
 			if b, _ := store.Read(n + finishing); len(b) > 0 && err == nil {
-				c.turnEnd(inv, store, n, ev)
+				c.turnEnd(inv, store, n, ev, true)
 			}
 			store.Remove(n + finishing)
 			store.Remove(n + ".scan")
@@ -291,7 +291,7 @@ func (c *claudeCLI) burn(inv *hook.Invocation, store *state.Store, name string, 
 	// the last one's final message: a subagent's result, a queued prompt).
 	// It goes now, first, with what the transcript holds.
 	if b, _ := store.Read(name + finishing); len(b) > 0 {
-		c.turnEnd(inv, store, name, ev)
+		c.turnEnd(inv, store, name, ev, false)
 		store.Remove(name + finishing)
 	}
 	load(store, name, s)
@@ -394,13 +394,22 @@ func (c *claudeCLI) finish(inv *hook.Invocation, store *state.Store, name string
 
 // turnEnd sends the turn end that a finisher of state name has not sent yet,
 // before a later event of the session, with the totals the transcript holds
-// now. It runs under the session's lock.
-func (c *claudeCLI) turnEnd(inv *hook.Invocation, store *state.Store, name string, ev agent.Event) {
+// now. It runs under the session's lock. With settle (the session's end,
+// after which nothing would correct the figures) it first waits, briefly, for
+// the turn's final message as the Stop would have: Copilot CLI's -p mode
+// ends its session before it writes its events file.
+func (c *claudeCLI) turnEnd(inv *hook.Invocation, store *state.Store, name string, ev agent.Event, settle bool) {
 	sub := *c
 	sub.NoSubagents = strings.HasSuffix(name, mainOnly) // the Stop's hook line said which
 	s := &transcript.Session{}
 	load(store, name, s)
-	sub.update(inv, store, name, s, ev, false)
+	if settle {
+		end := ev
+		end.Kind = agent.TurnEnd
+		sub.update(inv, store, name, s, end, true)
+	} else {
+		sub.update(inv, store, name, s, ev, false)
+	}
 	inv.Notef("this event came before the turn end's finisher sent it: the turn end is sent here, first")
 	inv.Send(Dispatch(Target(inv.Getenv), "turn_end", sub.payload(inv, s, ev)))
 }

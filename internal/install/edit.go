@@ -14,12 +14,14 @@ import (
 type doc struct {
 	root   hujson.Value
 	indent string // one level of the file's indentation
+	bom    bool   // the file began with a byte order mark, which stays
 }
 
 func parseDoc(data []byte, strict bool) (*doc, error) {
+	bom := bytes.HasPrefix(data, []byte("\xEF\xBB\xBF"))
 	data = bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF"))
 	if len(bytes.TrimSpace(data)) == 0 {
-		data = []byte("{}\n")
+		data = []byte("{\n}\n") // a new file: its members go one a line
 	}
 	if strict && !json.Valid(data) {
 		var v any
@@ -36,7 +38,7 @@ func parseDoc(data []byte, strict bool) (*doc, error) {
 	if _, ok := root.Value.(*hujson.Object); !ok {
 		return nil, fmt.Errorf("the top level is not an object")
 	}
-	return &doc{root: root, indent: detectIndent(data)}, nil
+	return &doc{root: root, indent: detectIndent(data), bom: bom}, nil
 }
 
 // trailingComma reports a comma before a closing bracket or brace, which
@@ -72,10 +74,13 @@ func detectIndent(data []byte) string {
 	return "  "
 }
 
+// bytes is the document as it now is: what no edit touched is byte for
+// byte what was read (a file that did not end with a newline still does
+// not).
 func (d *doc) bytes() []byte {
 	b := d.root.Pack()
-	if len(b) > 0 && b[len(b)-1] != '\n' {
-		b = append(b, '\n')
+	if d.bom {
+		b = append([]byte("\xEF\xBB\xBF"), b...)
 	}
 	return b
 }
@@ -120,49 +125,75 @@ func member(obj *hujson.Object, key string) *hujson.Value {
 }
 
 // setMember adds key (at depth, inside obj) with v, or replaces its value.
-func (d *doc) setMember(obj *hujson.Object, key string, v any, depth int) *hujson.Value {
+// A new member goes at the end, on a line of its own if obj's members are
+// written one a line, else on the same line after the others; nothing else
+// of obj changes, so that removing the member gives back obj's bytes. It
+// returns the value and the depth it was rendered at.
+func (d *doc) setMember(obj *hujson.Object, key string, v any, depth int) (*hujson.Value, int) {
 	if m := member(obj, key); m != nil {
 		nv := d.newValue(v, depth)
 		nv.BeforeExtra, nv.AfterExtra = m.BeforeExtra, m.AfterExtra
 		*m = nv
-		return m
+		return m, depth
+	}
+	lined := bytes.Contains(obj.AfterExtra, []byte("\n"))
+	for i := range obj.Members {
+		lined = lined || bytes.Contains(obj.Members[i].Name.BeforeExtra, []byte("\n"))
 	}
 	name := hujson.Value{BeforeExtra: d.pad(depth), Value: hujson.String(key)}
+	if !lined {
+		depth = max(depth-1, 0) // inline: the value closes at obj's own indentation
+		name.BeforeExtra = nil
+		if len(obj.Members) > 0 {
+			name.BeforeExtra = hujson.Extra(" ")
+		}
+	}
 	nv := d.newValue(v, depth)
 	nv.BeforeExtra = hujson.Extra(" ")
 	obj.Members = append(obj.Members, hujson.ObjectMember{Name: name, Value: nv})
-	d.closeOnNewLine(&obj.AfterExtra, depth-1)
-	return &obj.Members[len(obj.Members)-1].Value
+	return &obj.Members[len(obj.Members)-1].Value, depth
 }
 
 // removeMember deletes key from obj.
 func removeMember(obj *hujson.Object, key string) bool {
 	for i := range obj.Members {
 		if name, ok := obj.Members[i].Name.Value.(hujson.Literal); ok && name.String() == key {
-			obj.Members = append(obj.Members[:i], obj.Members[i+1:]...)
-			if n := len(obj.Members); n > 0 && i == n {
-				obj.Members[n-1].Value.AfterExtra = nil // no trailing comma
-			}
+			removeAt(obj, i)
 			return true
 		}
 	}
 	return false
 }
 
-// appendElement adds v at the end of arr, which is at depth. A list written
-// on one line is first opened up, one element per line.
+// removeAt deletes obj's i-th member.
+func removeAt(obj *hujson.Object, i int) {
+	obj.Members = append(obj.Members[:i], obj.Members[i+1:]...)
+	if n := len(obj.Members); n > 0 && i == n {
+		obj.Members[n-1].Value.AfterExtra = nil // no trailing comma
+	}
+}
+
+// appendElement adds v at the end of arr, which is at depth: on a line of
+// its own in a list written one element a line, else on the same line
+// after the others ([a, NEW], NEW closing at the list's indentation), so
+// that removing it gives back arr's bytes. An empty list is opened up.
 func (d *doc) appendElement(arr *hujson.Array, v any, depth int) {
-	if !bytes.Contains(arr.AfterExtra, []byte("\n")) {
-		for i := range arr.Elements {
-			if !bytes.Contains(arr.Elements[i].BeforeExtra, []byte("\n")) {
-				arr.Elements[i].BeforeExtra = d.pad(depth + 1)
-			}
-		}
+	lined := len(arr.Elements) == 0 || bytes.Contains(arr.AfterExtra, []byte("\n"))
+	for i := range arr.Elements {
+		lined = lined || bytes.Contains(arr.Elements[i].BeforeExtra, []byte("\n"))
+	}
+	if !lined {
+		nv := d.newValue(v, depth)
+		nv.BeforeExtra = hujson.Extra(" ")
+		arr.Elements = append(arr.Elements, nv)
+		return
 	}
 	nv := d.newValue(v, depth+1)
 	nv.BeforeExtra = d.pad(depth + 1)
 	arr.Elements = append(arr.Elements, nv)
-	d.closeOnNewLine(&arr.AfterExtra, depth)
+	if len(arr.Elements) == 1 {
+		d.closeOnNewLine(&arr.AfterExtra, depth)
+	}
 }
 
 // removeElements deletes the elements for which drop is true.

@@ -85,7 +85,7 @@ func (s Spec) Install(a *Agent, data []byte, path string) ([]byte, error) {
 			d.setMember(root, key, body, 1)
 		}
 	case nested, flat:
-		hooks, err := d.hooksObject(a, root)
+		hooks, hdepth, err := d.hooksObject(a, root)
 		if err != nil {
 			return nil, err
 		}
@@ -103,9 +103,9 @@ func (s Spec) Install(a *Agent, data []byte, path string) ([]byte, error) {
 			}
 		}
 		for _, e := range entries {
-			arr := member(hooks, e.Event)
+			arr, depth := member(hooks, e.Event), hdepth+1
 			if arr == nil {
-				arr = d.setMember(hooks, e.Event, []any{}, 2)
+				arr, depth = d.setMember(hooks, e.Event, []any{}, hdepth+1)
 			}
 			list, ok := arr.Value.(*hujson.Array)
 			if !ok {
@@ -119,7 +119,7 @@ func (s Spec) Install(a *Agent, data []byte, path string) ([]byte, error) {
 				continue // already exactly so: leave it where it is
 			}
 			s.removeFrom(a, arr)
-			d.appendElement(list, wantEntry, 2)
+			d.appendElement(list, wantEntry, depth)
 		}
 		dropEmpty(hooks, emptied)
 	}
@@ -145,27 +145,53 @@ func (s Spec) Uninstall(a *Agent, data []byte) ([]byte, error) {
 				}
 			}
 			dropEmpty(hooks, emptied)
+			if len(emptied) > 0 && len(hooks.Members) == 0 {
+				dropHooks(a, root)
+			}
 		}
 	}
 	return d.bytes(), nil
 }
 
-// hooksObject finds (or makes) the object that maps events to lists.
-func (d *doc) hooksObject(a *Agent, root *hujson.Object) (*hujson.Object, error) {
-	if a.shape == flat {
-		if v := member(root, "version"); v == nil {
+// dropHooks removes the "hooks" object uninstall emptied, as install adds
+// it where there was none (with Cursor's "version": 1 directly before it).
+// The version goes with it when it is 1 and directly before "hooks", as
+// install writes it: a Cursor file that had a version there and no hooks
+// before install loses it.
+func dropHooks(a *Agent, root *hujson.Object) {
+	for i := range root.Members {
+		if name, ok := root.Members[i].Name.Value.(hujson.Literal); !ok || name.String() != "hooks" {
+			continue
+		}
+		removeAt(root, i)
+		if a.shape == flat && i > 0 {
+			v := &root.Members[i-1]
+			if name, ok := v.Name.Value.(hujson.Literal); ok && name.String() == "version" && reflect.DeepEqual(value(&v.Value), 1.0) {
+				removeAt(root, i-1)
+			}
+		}
+		return
+	}
+}
+
+// hooksObject finds (or makes) the object that maps events to lists, and
+// the depth its closing brace is at.
+func (d *doc) hooksObject(a *Agent, root *hujson.Object) (*hujson.Object, int, error) {
+	h, depth := member(root, "hooks"), 1
+	if h == nil {
+		// Cursor's file says its version; one that has hooks already is
+		// read as it is, and keeps what it says.
+		if v := member(root, "version"); v == nil && a.shape == flat {
 			d.setMember(root, "version", 1, 1)
 		}
-	}
-	h := member(root, "hooks")
-	if h == nil {
-		h = d.setMember(root, "hooks", map[string]any{}, 1)
+		h, depth = d.setMember(root, "hooks", map[string]any{}, 1)
+		h.Value.(*hujson.Object).AfterExtra = d.pad(depth) // its events go one a line
 	}
 	obj, ok := h.Value.(*hujson.Object)
 	if !ok {
-		return nil, fmt.Errorf(`"hooks" is not an object`)
+		return nil, 0, fmt.Errorf(`"hooks" is not an object`)
 	}
-	return obj, nil
+	return obj, depth, nil
 }
 
 func memberObject(obj *hujson.Object, key string) (*hujson.Object, bool) {

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tailscale/hujson"
 )
 
 var testSpec = Spec{
@@ -211,16 +213,23 @@ func TestEditWrongTypesNeverPanics(t *testing.T) {
 // FuzzInstall edits arbitrary settings documents: never a panic, and where
 // the document was one the agent reads, the result is one it reads too, a
 // second install changes nothing, and install then uninstall gives back the
-// same settings: the same JSON value, less the empty "hooks" object (and
-// Cursor's "version") that install had to add. The bytes may differ where
-// install laid out a list written on one line, one entry per line.
+// document byte for byte. Two documents are the exception, which come back
+// as the same settings but not the same bytes: one that held an empty
+// "hooks" object or an empty list of an event's hooks (uninstall cannot tell
+// it from the ones install added, and removes it), and a Cursor file with a
+// "version" and no "hooks" (install adds "version": 1 with the "hooks" it
+// adds, and uninstall removes both).
 func FuzzInstall(f *testing.F) {
 	for _, doc := range wrongTypes {
 		f.Add(doc, uint8(0))
 	}
 	f.Add("{\n  // mine\n  \"theme\": \"dark\"\n}\n", uint8(2))
 	f.Add(`{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"g.sh"}]}]}}`, uint8(0))
+	f.Add(`{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"g.sh"}]}]}}`, uint8(4))
 	f.Add(`{"version":1,"hooks":{"stop":[{"command":"x"}]}}`, uint8(4))
+	f.Add("{\"a\": 1}", uint8(4))
+	f.Add("{}", uint8(0))
+	f.Add("\xEF\xBB\xBF{\n\t\"a\": [1, 2] // two\n}", uint8(1))
 	f.Add("", uint8(1))
 	f.Add("{\"a\": [1,\n 2], \"hooks\": {}}", uint8(3))
 	names := []string{"claude", "codex", "gemini", "antigravity", "cursor", "copilot"}
@@ -241,21 +250,49 @@ func FuzzInstall(f *testing.F) {
 		if err != nil || string(again) != string(installed) {
 			t.Fatalf("a second install changed the file (%v):\n%s\n---\n%s", err, installed, again)
 		}
-		if strings.Contains(doc, "nb-hook") || strings.TrimSpace(doc) == "" {
+		if strings.Contains(doc, "nb-hook") || strings.TrimSpace(strings.TrimPrefix(doc, "\xEF\xBB\xBF")) == "" {
 			return // hooks of ours already there go; an empty file becomes {}
 		}
 		restored, err := testSpec.Uninstall(a, installed)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, got := settingsValue(t, []byte(doc)), settingsValue(t, restored)
-		if _, had := want["version"]; !had && got["version"] == 1.0 {
-			delete(got, "version") // Cursor's, which install adds
+		if string(restored) == doc {
+			return
 		}
-		if !reflect.DeepEqual(want, got) {
-			t.Fatalf("install then uninstall:\n%q\nbecame\n%q", doc, restored)
+		if !byteExact(a, []byte(doc)) && reflect.DeepEqual(settingsValue(t, []byte(doc)), settingsValue(t, restored)) {
+			return // the exceptions above: the same settings
 		}
+		t.Fatalf("install then uninstall:\n%q\nbecame\n%q", doc, restored)
 	})
+}
+
+// byteExact reports whether install then uninstall must give back doc's
+// bytes: not where it held an empty "hooks" object or event list, nor in a
+// Cursor file with a version and no hooks.
+func byteExact(a *Agent, doc []byte) bool {
+	d, err := parseDoc(doc, false)
+	if err != nil {
+		return true
+	}
+	root := d.root.Value.(*hujson.Object)
+	h := member(root, "hooks")
+	if h == nil {
+		return !(a.shape == flat && member(root, "version") != nil)
+	}
+	hooks, ok := h.Value.(*hujson.Object)
+	if !ok {
+		return true
+	}
+	if len(hooks.Members) == 0 {
+		return false
+	}
+	for i := range hooks.Members {
+		if l, ok := hooks.Members[i].Value.Value.(*hujson.Array); ok && len(l.Elements) == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // settingsValue is a document as the agent reads it: an event with an empty

@@ -79,15 +79,23 @@ func TestPulseClaudeConcurrent(t *testing.T) {
 		}
 	}()
 
+	checkParallelBurn(t, 32, run, writing, g.Truth)
+}
+
+// checkParallelBurn runs n hooks at once while the agent writes (until
+// writing is closed): none may report more than the truth; then, the writing
+// over, a few more calls (each reads for a bounded time) must reach it.
+func checkParallelBurn(t *testing.T, n int, run func() (transcript.Usage, error), writing <-chan struct{}, truth transcript.Usage) {
+	t.Helper()
 	var wg sync.WaitGroup
-	errs := make(chan error, 32)
-	for range 32 {
+	errs := make(chan error, n)
+	for range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			u, err := run()
-			if err == nil && (u.In > g.Truth.In || u.Out > g.Truth.Out || u.CacheCreate > g.Truth.CacheCreate || u.CacheRead > g.Truth.CacheRead) {
-				err = fmt.Errorf("reported %+v, more than the truth %+v", u, g.Truth)
+			if err == nil && (u.In > truth.In || u.Out > truth.Out || u.CacheCreate > truth.CacheCreate || u.CacheRead > truth.CacheRead) {
+				err = fmt.Errorf("reported %+v, more than the truth %+v", u, truth)
 			}
 			errs <- err
 		}()
@@ -100,17 +108,17 @@ func TestPulseClaudeConcurrent(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	// Up to date after at most a few calls (each reads for a bounded time).
 	var u transcript.Usage
 	for range 5 {
+		var err error
 		if u, err = run(); err != nil {
 			t.Fatal(err)
 		}
-		if u == g.Truth {
+		if u == truth {
 			return
 		}
 	}
-	t.Errorf("final %+v, want %+v", u, g.Truth)
+	t.Errorf("final %+v, want %+v", u, truth)
 }
 
 // parseBurn reads the token fields of a dry-run pulse command line.
@@ -226,37 +234,7 @@ func TestPulseClaudeConcurrentAgents(t *testing.T) {
 					time.Sleep(time.Millisecond)
 				}
 			}()
-			var wg sync.WaitGroup
-			errs := make(chan error, 16)
-			for range 16 {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					u, err := run()
-					if err == nil && (u.In > g.Truth.In || u.Out > g.Truth.Out || u.CacheCreate > g.Truth.CacheCreate || u.CacheRead > g.Truth.CacheRead) {
-						err = fmt.Errorf("reported %+v, more than the truth %+v", u, g.Truth)
-					}
-					errs <- err
-				}()
-			}
-			wg.Wait()
-			<-writing
-			close(errs)
-			for err := range errs {
-				if err != nil {
-					t.Error(err)
-				}
-			}
-			var u transcript.Usage
-			for range 5 {
-				if u, err = run(); err != nil {
-					t.Fatal(err)
-				}
-				if u == g.Truth {
-					return
-				}
-			}
-			t.Errorf("final %+v, want %+v", u, g.Truth)
+			checkParallelBurn(t, 16, run, writing, g.Truth)
 		})
 	}
 }

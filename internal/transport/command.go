@@ -36,14 +36,10 @@ func (c Command) Do(ctx context.Context) (Reply, error) {
 	out := &capWriter{n: 1 << 10}
 	cmd := exec.CommandContext(ctx, c.Argv[0], c.Argv[1:]...)
 	cmd.Stdout, cmd.Stderr = out, out // stdin stays /dev/null
-	cmd.WaitDelay = waitDelay
-	ownGroup(cmd)
-	if err := cmd.Start(); err != nil {
+	started, err := runChild(cmd)
+	if !started {
 		return Reply{}, err
 	}
-	children.add(cmd)
-	err := cmd.Wait()
-	children.remove(cmd)
 
 	reply := Reply{Status: cmd.ProcessState.ExitCode(), Body: out.b}
 	switch {
@@ -84,4 +80,19 @@ func KillAll() {
 			_ = c.Cancel()
 		}
 	}
+}
+
+// runChild runs cmd in a process group of its own, known to the watchdog
+// (children) while it runs, so that a deadline kills the whole group.
+// started is false when it could not even start.
+func runChild(cmd *exec.Cmd) (started bool, err error) {
+	cmd.WaitDelay = waitDelay
+	ownGroup(cmd)
+	if err := cmd.Start(); err != nil {
+		return false, err
+	}
+	children.add(cmd)
+	err = cmd.Wait()
+	children.remove(cmd)
+	return true, err
 }

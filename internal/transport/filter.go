@@ -47,14 +47,10 @@ func (f Filter) Do(ctx context.Context) (Reply, error) {
 	cmd.Stdin = bytes.NewReader(f.Input)
 	cmd.Stdout = out
 	cmd.Env = append(os.Environ(), f.Env...)
-	cmd.WaitDelay = waitDelay
-	ownGroup(cmd)
-	if err := cmd.Start(); err != nil {
+	started, err := runChild(cmd)
+	if !started {
 		return Reply{}, err
 	}
-	children.add(cmd)
-	err := cmd.Wait()
-	children.remove(cmd)
 	reply := Reply{Status: cmd.ProcessState.ExitCode(), Body: out.b}
 	if ctx.Err() != nil {
 		return Reply{}, fmt.Errorf("%s killed: %w", f.Argv[0], ErrDeadline)

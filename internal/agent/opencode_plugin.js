@@ -1,0 +1,201 @@
+// hookwire's opencode plugin: opencode runs no command hooks, so this plugin
+// hands each event a surface needs to one hookwire binary, as one JSON object
+// on its stdin. `install --agent opencode` writes it, with the line below
+// filled in, into opencode's plugins folder; uninstall removes the file.
+//
+// It needs no npm package (no import of @opencode-ai/plugin): Node's own
+// modules only. opencode never waits for the binary: each event is a
+// detached process, killed after the deadline if opencode is still running
+// (the binary keeps its own, shorter one). The processes run one after the
+// other, in the order of the events (opencode sends some a few milliseconds
+// apart; run at once, their processes overtake each other). The payload goes
+// through a file written before the process starts, so that the last event
+// (session.idle, after which `opencode run` exits at once) is not lost with
+// a pipe nobody has written yet.
+//
+// What it hands over (see internal/agent/opencode.go for what each means):
+//   session.created, session.error, permission.asked, permission.replied:
+//     the bus event as opencode sends it, {id, type, properties};
+//   chat.message, tool.execute.before, tool.execute.after: the hook's
+//     {type, input, output};
+//   message.part.updated: only a tool part that ended in error (a refused or
+//     failed tool gets no tool.execute.after), never the streamed text;
+//   session.idle: once per turn, with `answer`, the turn's last text part
+//     (opencode streams it in message.part.updated, each update the whole
+//     part so far).
+// Every payload also has `directory` (the project) and, for a child session
+// (a subagent's), `parentID`. Large outputs are cut.
+import { spawn } from "node:child_process"
+import { closeSync, openSync, unlinkSync, writeSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+
+/*hookwire*/ const config = { command: ["hookwire"], events: [], timeoutMs: 10000 }
+
+const maxText = 16384
+const orderMs = 1000
+
+export const hookwire = async ({ directory }) => {
+  const events = new Set(config.events)
+  const sessions = new Map() // sessionID -> {parentID, turn, answer}
+  const session = (id) => {
+    let s = sessions.get(id)
+    if (!s) sessions.set(id, (s = { parentID: undefined, turn: false, answer: undefined }))
+    return s
+  }
+  let seq = 0
+
+  // One event at a time, in order: the next process starts when the one
+  // before exits, or after orderMs at most (a slow binary never holds the
+  // queue long). What is still queued when opencode exits (`opencode run`
+  // exits right after its last event) starts at once.
+  const queue = []
+  let busy = false
+  const next = () => {
+    if (busy || queue.length === 0) return
+    busy = true
+    let done = false
+    const finish = () => {
+      if (done) return
+      done = true
+      busy = false
+      next()
+    }
+    const child = start(queue.shift())
+    if (!child) return finish()
+    child.on("exit", finish)
+    setTimeout(finish, orderMs).unref?.()
+  }
+  process.on("exit", () => {
+    for (const fd of queue.splice(0)) start(fd)
+  })
+
+  // start runs the command with the payload file open as its stdin.
+  const start = (fd) => {
+    try {
+      const child = spawn(config.command[0], config.command.slice(1), {
+        cwd: directory,
+        detached: true,
+        stdio: [fd, "ignore", "ignore"],
+      })
+      child.on("error", () => {})
+      const timer = setTimeout(() => {
+        try {
+          process.kill(-child.pid, "SIGKILL")
+        } catch {}
+      }, config.timeoutMs)
+      timer.unref?.()
+      child.on("exit", () => clearTimeout(timer))
+      child.unref()
+      return child
+    } catch {
+      return undefined
+    } finally {
+      try {
+        closeSync(fd)
+      } catch {}
+    }
+  }
+
+  // send queues an event: its payload written to a file that is unlinked at
+  // once, kept open for the process to read.
+  const send = (type, body, sessionID) => {
+    if (!events.has(type)) return
+    try {
+      const payload = { type, directory, ...body }
+      const parent = sessionID && sessions.get(sessionID)?.parentID
+      if (parent) payload.parentID = parent
+      const file = join(tmpdir(), `hookwire-opencode-${process.pid}-${Date.now()}-${seq++}.json`)
+      const w = openSync(file, "wx", 0o600)
+      try {
+        writeSync(w, JSON.stringify(payload) + "\n")
+        queue.push(openSync(file, "r"))
+      } finally {
+        closeSync(w)
+        unlinkSync(file)
+      }
+      next()
+    } catch {}
+  }
+
+  const cut = (s) => (typeof s === "string" && s.length > maxText ? s.slice(0, maxText) : s)
+
+  return {
+    event: async ({ event }) => {
+      try {
+        const p = event.properties || {}
+        switch (event.type) {
+          case "session.created":
+            session(p.sessionID).parentID = p.info?.parentID
+            send(event.type, event, p.sessionID)
+            break
+          case "message.part.updated": {
+            const part = p.part || {}
+            if (part.type === "text" && part.time?.end && !part.synthetic && !part.ignored) {
+              session(part.sessionID).answer = part.text
+            } else if (part.type === "tool" && part.state?.status === "error") {
+              send(event.type, event, part.sessionID)
+            }
+            break
+          }
+          case "session.error": {
+            const s = session(p.sessionID)
+            s.turn = false
+            const data = p.error?.data || {}
+            send(event.type, {
+              ...event,
+              properties: {
+                sessionID: p.sessionID,
+                error: p.error && {
+                  name: p.error.name,
+                  data: { message: cut(data.message), statusCode: data.statusCode, isRetryable: data.isRetryable },
+                },
+              },
+            }, p.sessionID)
+            break
+          }
+          case "session.idle": {
+            const s = session(p.sessionID)
+            if (!s.turn) break // after an error, opencode says idle twice more
+            s.turn = false
+            send(event.type, { ...event, answer: cut(s.answer) }, p.sessionID)
+            s.answer = undefined
+            break
+          }
+          default:
+            send(event.type, event, p.sessionID)
+        }
+      } catch {}
+    },
+    "chat.message": async (input, output) => {
+      try {
+        const s = session(input.sessionID)
+        s.turn = true
+        s.answer = undefined
+        send("chat.message", {
+          input,
+          output: {
+            message: output.message,
+            parts: (output.parts || []).filter((x) => x.type === "text").map((x) => ({ type: x.type, text: cut(x.text) })),
+          },
+        }, input.sessionID)
+      } catch {}
+    },
+    "tool.execute.before": async (input, output) => {
+      send("tool.execute.before", { input, output: { args: output.args } }, input.sessionID)
+    },
+    "tool.execute.after": async (input, output) => {
+      try {
+        const exit = output.metadata?.exit
+        send("tool.execute.after", {
+          input,
+          output: {
+            title: output.title,
+            output: cut(output.output),
+            metadata: exit === undefined ? {} : { exit },
+          },
+        }, input.sessionID)
+      } catch {}
+    },
+  }
+}

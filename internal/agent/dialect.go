@@ -101,8 +101,8 @@ type Paths struct {
 
 // Settings is where and how an agent keeps its hooks: install's data.
 type Settings struct {
-	// User and Project are the settings file (for Shape File: the
-	// directory), from the home directory and from the project's root.
+	// User and Project are the settings file (for Shapes File and PluginFile:
+	// the directory), from the home directory and from the project's root.
 	User, Project []string
 	// HomeVar names the variable that moves the user settings (the agent's
 	// config home), and HomeRel is their path under it.
@@ -137,6 +137,34 @@ type Settings struct {
 	// RedactsEnv: the agent keeps most environment variables from its hooks
 	// unless the settings allow them: doctor checks the binary's.
 	RedactsEnv bool
+	// Plugin, for Shape PluginFile, is the plugin an agent without command
+	// hooks loads instead.
+	Plugin *Plugin
+}
+
+// Plugin is the source of the plugin file install writes for an agent that
+// runs no command hooks, only plugins of its own language: the plugin hands
+// the agent's events to a hookwire binary itself.
+type Plugin struct {
+	// Ext is the file's extension, dot included (".js").
+	Ext string
+	// Source is the file that runs command (the binary, then its
+	// arguments) for each event of events, each run killed after the
+	// event's timeout (0: none).
+	Source func(command []string, events map[string]time.Duration) []byte
+}
+
+// OwnFile reports whether the hooks are a file of our own, one per binary,
+// in the settings directory (FileName), rather than entries in the agent's
+// settings file.
+func (s *Settings) OwnFile() bool { return s.Shape == File || s.Shape == PluginFile }
+
+// FileName is the name of the binary's own file, for an OwnFile shape.
+func (s *Settings) FileName(binary string) string {
+	if s.Shape == PluginFile && s.Plugin != nil {
+		return "hookwire-" + binary + s.Plugin.Ext
+	}
+	return "hookwire-" + binary + ".json"
 }
 
 // Shape is how an agent lays out its hooks.
@@ -154,6 +182,9 @@ const (
 	// File: a file of our own, {"version": 1, "hooks": {"event": [{"type":
 	// "command", "bash": …, "timeoutSec": …}]}}
 	File
+	// PluginFile: a plugin of our own (Settings.Plugin), one per binary;
+	// the agent loads every plugin in the directory.
+	PluginFile
 )
 
 // Decision is a person's answer to an approval.
@@ -183,7 +214,7 @@ type Reply struct {
 
 // registry lists every dialect, in detection order: a payload goes to the
 // first one whose Detect accepts it, else to Claude Code's.
-var registry = []*Dialect{antigravity, cursor, copilot, codex, gemini, claude, aider, muse, hermes, generic}
+var registry = []*Dialect{antigravity, cursor, copilot, codex, gemini, claude, opencode, aider, muse, hermes, generic}
 
 // Dialects lists the dialects, in registry order.
 func Dialects() []*Dialect { return registry }

@@ -30,13 +30,13 @@ import { closeSync, openSync, unlinkSync, writeSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 
-/*hookwire*/ const config = { command: ["hookwire"], events: [], timeoutMs: 10000 }
+/*hookwire*/ const config = { command: ["hookwire"], events: {} }
 
 const maxText = 16384
 const orderMs = 1000
 
 export const hookwire = async ({ directory }) => {
-  const events = new Set(config.events)
+  const events = new Map(Object.entries(config.events)) // name -> timeout (ms)
   const sessions = new Map() // sessionID -> {parentID, turn, answer}
   const session = (id) => {
     let s = sessions.get(id)
@@ -61,17 +61,17 @@ export const hookwire = async ({ directory }) => {
       busy = false
       next()
     }
-    const child = start(queue.shift())
+    const child = start(...queue.shift())
     if (!child) return finish()
     child.on("exit", finish)
     setTimeout(finish, orderMs).unref?.()
   }
   process.on("exit", () => {
-    for (const fd of queue.splice(0)) start(fd)
+    for (const [fd, timeout] of queue.splice(0)) start(fd, timeout)
   })
 
   // start runs the command with the payload file open as its stdin.
-  const start = (fd) => {
+  const start = (fd, timeout) => {
     try {
       const child = spawn(config.command[0], config.command.slice(1), {
         cwd: directory,
@@ -79,13 +79,15 @@ export const hookwire = async ({ directory }) => {
         stdio: [fd, "ignore", "ignore"],
       })
       child.on("error", () => {})
-      const timer = setTimeout(() => {
-        try {
-          process.kill(-child.pid, "SIGKILL")
-        } catch {}
-      }, config.timeoutMs)
-      timer.unref?.()
-      child.on("exit", () => clearTimeout(timer))
+      if (timeout > 0) {
+        const timer = setTimeout(() => {
+          try {
+            process.kill(-child.pid, "SIGKILL")
+          } catch {}
+        }, timeout)
+        timer.unref?.()
+        child.on("exit", () => clearTimeout(timer))
+      }
       child.unref()
       return child
     } catch {
@@ -109,7 +111,7 @@ export const hookwire = async ({ directory }) => {
       const w = openSync(file, "wx", 0o600)
       try {
         writeSync(w, JSON.stringify(payload) + "\n")
-        queue.push(openSync(file, "r"))
+        queue.push([openSync(file, "r"), events.get(type)])
       } finally {
         closeSync(w)
         unlinkSync(file)

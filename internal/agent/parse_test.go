@@ -393,8 +393,8 @@ var parseCases = []parseCase{
 	{"generic", "", []string{"session_end"}, "",
 		Event{Agent: Generic, Kind: SessionEnd, Name: "session_end", Cwd: "/home/u/proj", Time: now, Script: true}},
 	// An agent this suite has no dialect for, writing Claude-shaped JSON.
-	{"unknown agent", "opencode", nil, `{"hook_event_name":"PreToolUse","session_id":"oc-1","cwd":"/w","tool_name":"bash","tool_input":{"command":"ls"}}`,
-		Event{Agent: "opencode", Kind: ToolStart, Name: "PreToolUse", Session: "oc-1", Cwd: "/w", Tool: "bash",
+	{"unknown agent", "amp", nil, `{"hook_event_name":"PreToolUse","session_id":"oc-1","cwd":"/w","tool_name":"bash","tool_input":{"command":"ls"}}`,
+		Event{Agent: "amp", Kind: ToolStart, Name: "PreToolUse", Session: "oc-1", Cwd: "/w", Tool: "bash",
 			ToolInput: json.RawMessage(`{"command":"ls"}`), Time: now}},
 	{"snake_case name", "", []string{"pre_tool_use"}, `{"session_id":"s"}`,
 		Event{Agent: Claude, Kind: ToolStart, Name: "pre_tool_use", Session: "s", Cwd: "/home/u/proj", Time: now}},

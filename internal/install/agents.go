@@ -63,8 +63,8 @@ func (a *Agent) Path(scope, home, project, binary string, getenv func(string) st
 	default:
 		return "", fmt.Errorf("scope %q: user or project", scope)
 	}
-	if a.Shape == agent.File {
-		p = filepath.Join(p, "hookwire-"+binary+".json")
+	if a.OwnFile() {
+		p = filepath.Join(p, a.FileName(binary))
 	}
 	return p, nil
 }

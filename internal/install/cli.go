@@ -11,7 +11,6 @@ import (
 
 	"github.com/rogpeppe/go-internal/diff"
 
-	"github.com/hookwire/hookwire/internal/agent"
 	"github.com/hookwire/hookwire/internal/hook"
 )
 
@@ -120,7 +119,7 @@ func (c *uninstallCmd) Run(con *hook.Console) error {
 		fmt.Fprintf(con.Out, "%s: nothing to remove (no such file)\n", settings)
 		return nil
 	}
-	if a.Shape == agent.File {
+	if a.OwnFile() {
 		if c.DryRun {
 			fmt.Fprintf(con.Out, "would remove %s\n", settings)
 			return nil

@@ -14,8 +14,6 @@ import (
 
 	"github.com/hookwire/hookwire/internal/hook"
 	"github.com/hookwire/hookwire/internal/state"
-
-	"github.com/hookwire/hookwire/internal/agent"
 )
 
 // Status grades a finding.
@@ -160,7 +158,7 @@ func anyInstalled(fs []Finding) bool {
 
 // installedIn reports whether data holds any hook of this binary.
 func (s Spec) installedIn(a *Agent, data []byte) bool {
-	if a.Shape == agent.File {
+	if a.OwnFile() {
 		return true
 	}
 	out, err := s.Uninstall(a, data)

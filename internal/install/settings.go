@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"time"
 
 	"github.com/tailscale/hujson"
 
@@ -64,8 +65,11 @@ func (a *Agent) group(e Entry) group {
 // are, and a second run changes nothing.
 func (s Spec) Install(a *Agent, data []byte, path string) ([]byte, error) {
 	entries := s.Entries(a, path)
-	if a.Shape == agent.File {
+	switch a.Shape {
+	case agent.File:
 		return s.fileContent(a, entries), nil
+	case agent.PluginFile:
+		return s.pluginContent(a, entries, path), nil
 	}
 	d, err := parseDoc(data, a.Strict)
 	if err != nil {
@@ -291,6 +295,21 @@ func (s Spec) fileContent(a *Agent, entries []Entry) []byte {
 	}
 	b, _ := json.MarshalIndent(versioned{Version: 1, Hooks: hooks}, "", "  ")
 	return append(b, '\n')
+}
+
+// pluginContent is the agent's plugin, running the binary at path for the
+// entries' events, each with its timeout. The plugin names each event in
+// the payload it hands over: no positional argument.
+func (s Spec) pluginContent(a *Agent, entries []Entry, path string) []byte {
+	command := []string{path}
+	if !a.Unflagged {
+		command = append(command, "--agent", a.Name)
+	}
+	events := map[string]time.Duration{}
+	for _, e := range entries {
+		events[e.Event] = e.Timeout
+	}
+	return a.Plugin.Source(command, events)
 }
 
 // roundTrip is v as encoding/json decodes it, to compare with a document's.

@@ -1,0 +1,125 @@
+package agent
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"time"
+
+	"github.com/tidwall/gjson"
+)
+
+// opencode runs no command hooks, only JS/TS plugins: install writes
+// opencode_plugin.js (embedded below) into its plugins folder, once per
+// binary, and the plugin hands the events below to the binary as JSON on
+// stdin, with --agent opencode: a bus event as opencode sends it
+// ({id, type, properties}) or a hook's {type, input, output}, each with the
+// project's directory. What the plugin leaves out and adds (the answer on
+// session.idle, parentID for a subagent's session) is said in the plugin.
+// Observed on opencode 1.18.33 (testdata/agents/opencode-1.18.33).
+var opencode = &Dialect{
+	Agent:   "opencode",
+	Title:   "opencode",
+	Product: "opencode",
+	Events: []Name{
+		{"session.created", SessionStart, false},
+		{"chat.message", Prompt, false},
+		{"tool.execute.before", ToolStart, false},
+		// A tool gets tool.execute.after only when it returns: a tool that
+		// throws (a missing file) or is refused gets none, and the plugin
+		// hands over its part, in error, instead.
+		{"tool.execute.after", ToolEnd, false},
+		{"message.part.updated", ToolEnd, false},
+		// No plugin hook can answer a permission (the plugin API's
+		// permission.ask is never called in 1.18.33): a person answers in
+		// opencode, and `opencode run` refuses at once (permission.replied
+		// reply "reject"; with --auto, "once").
+		{"permission.asked", Permission, false},
+		{"permission.replied", Unknown, false},
+		// session.idle ends the turn; the plugin hands it over once per
+		// turn (after session.error opencode says it twice more).
+		{"session.idle", TurnEnd, false},
+		{"session.error", Error, false},
+		{"session.status", Unknown, false},
+	},
+	Paths: Paths{
+		Session:   []string{"properties.sessionID", "input.sessionID", "properties.part.sessionID"},
+		Cwd:       []string{"directory"},
+		Tool:      []string{"input.tool", "properties.part.tool", "properties.permission"},
+		ToolUseID: []string{"input.callID", "properties.part.callID", "properties.tool.callID"},
+		Prompt:    []string{`output.parts.#(type=="text").text`},
+		Message:   []string{"answer"},
+		Model:     []string{"output.message.model.modelID"},
+		ErrorType: []string{"properties.error.name"},
+		Error:     []string{"properties.error.data.message", "properties.part.state.error"},
+		ToolInput: []string{"output.args", "input.args", "properties.part.state.input", "properties.metadata"},
+	},
+	Tools: map[string]string{
+		"bash": "Bash", "read": "Read", "write": "Write", "edit": "Edit", "multiedit": "MultiEdit",
+		"glob": "Glob", "grep": "Grep", "list": "LS", "webfetch": "WebFetch", "websearch": "WebSearch",
+		"task": "Task", "todowrite": "TodoWrite", "todoread": "TodoRead", "skill": "Skill",
+	},
+	Args: []Alias{{"filePath", "file_path"}, {"oldString", "old_string"}, {"newString", "new_string"},
+		{"replaceAll", "replace_all"}},
+	Refine: refineOpencode,
+	Settings: &Settings{
+		User: []string{".config", "opencode", "plugins"}, Project: []string{".opencode", "plugins"},
+		HomeVar: "XDG_CONFIG_HOME", HomeRel: []string{"opencode", "plugins"},
+		Shape: PluginFile, Unit: time.Millisecond,
+		Plugin: &Plugin{Ext: ".js", Source: opencodePluginSource},
+	},
+}
+
+func refineOpencode(ev *Event, p gjson.Result) {
+	switch ev.Name {
+	case "session.created":
+		if p.Get("parentID").String() != "" {
+			ev.Kind = SubagentStart
+		}
+	case "session.idle":
+		if p.Get("parentID").String() != "" {
+			ev.Kind = SubagentStop
+		}
+	case "tool.execute.after":
+		// A shell command that fails still returns: its exit code is in
+		// the metadata.
+		if x := p.Get("output.metadata.exit"); x.Type == gjson.Number && x.Int() != 0 {
+			ev.OK = false
+			ev.Error = "exit code " + x.Raw
+		}
+	case "message.part.updated":
+		if p.Get("properties.part.type").String() != "tool" || p.Get("properties.part.state.status").String() != "error" {
+			ev.Kind, ev.OK = Unknown, false // not a tool's end: the plugin hands over no other part
+			break
+		}
+		ev.OK = false
+	case "session.error":
+		if ev.ErrorType == "MessageAbortedError" {
+			ev.Kind = Interrupted
+		}
+	}
+}
+
+//go:embed opencode_plugin.js
+var opencodePlugin []byte
+
+// opencodePluginSource is the plugin with its config line filled in: the
+// command, and each event's timeout in milliseconds.
+func opencodePluginSource(command []string, events map[string]time.Duration) []byte {
+	ms := map[string]int64{}
+	for ev, d := range events {
+		ms[ev] = d.Milliseconds()
+	}
+	cfg, _ := json.Marshal(struct {
+		Command []string         `json:"command"`
+		Events  map[string]int64 `json:"events"`
+	}{command, ms})
+	const marker = "/*hookwire*/ const config = "
+	i := bytes.Index(opencodePlugin, []byte(marker))
+	j := bytes.IndexByte(opencodePlugin[i:], '\n')
+	var b bytes.Buffer
+	b.Write(opencodePlugin[:i+len(marker)])
+	b.Write(cfg)
+	b.Write(opencodePlugin[i+j:])
+	return b.Bytes()
+}

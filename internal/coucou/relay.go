@@ -1,7 +1,6 @@
 package coucou
 
 import (
-
 	"os"
 	"runtime"
 	"strings"

@@ -32,10 +32,17 @@ var opencode = &Dialect{
 		{"message.part.updated", ToolEnd, false},
 		// No plugin hook can answer a permission (the plugin API's
 		// permission.ask is never called in 1.18.33): a person answers in
-		// opencode, and `opencode run` refuses at once (permission.replied
-		// reply "reject"; with --auto, "once").
-		{"permission.asked", Permission, false},
+		// opencode's own prompt, and `opencode run` refuses at once
+		// (permission.replied reply "reject"; with --auto, "once"). So it
+		// is a notification that asks for a permission, as Claude Code's
+		// permission_prompt is: Attention, refined to Permission.
+		{"permission.asked", Attention, false},
 		{"permission.replied", Unknown, false},
+		// The question tool (opencode's TUI; `opencode run` denies it)
+		// waits for a person's answer.
+		{"question.asked", Attention, false},
+		{"question.replied", Unknown, false},
+		{"question.rejected", Unknown, false},
 		// session.idle ends the turn; the plugin hands it over once per
 		// turn (after session.error opencode says it twice more).
 		{"session.idle", TurnEnd, false},
@@ -48,7 +55,7 @@ var opencode = &Dialect{
 		Tool:      []string{"input.tool", "properties.part.tool", "properties.permission"},
 		ToolUseID: []string{"input.callID", "properties.part.callID", "properties.tool.callID"},
 		Prompt:    []string{`output.parts.#(type=="text").text`},
-		Message:   []string{"answer"},
+		Message:   []string{"answer", "properties.questions.0.question"},
 		Model:     []string{"output.message.model.modelID"},
 		ErrorType: []string{"properties.error.name"},
 		Error:     []string{"properties.error.data.message", "properties.part.state.error"},
@@ -87,6 +94,8 @@ func refineOpencode(ev *Event, p gjson.Result) {
 			ev.OK = false
 			ev.Error = "exit code " + x.Raw
 		}
+	case "permission.asked":
+		ev.Kind = Permission
 	case "message.part.updated":
 		if p.Get("properties.part.type").String() != "tool" || p.Get("properties.part.state.status").String() != "error" {
 			ev.Kind, ev.OK = Unknown, false // not a tool's end: the plugin hands over no other part

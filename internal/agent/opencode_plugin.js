@@ -14,7 +14,8 @@
 // a pipe nobody has written yet.
 //
 // What it hands over (see internal/agent/opencode.go for what each means):
-//   session.created, session.error, permission.asked, permission.replied:
+//   session.created, session.error, permission.asked, permission.replied,
+//   question.asked:
 //     the bus event as opencode sends it, {id, type, properties};
 //   chat.message, tool.execute.before, tool.execute.after: the hook's
 //     {type, input, output};

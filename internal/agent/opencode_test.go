@@ -86,7 +86,8 @@ func opencodeCases() []parseCase {
 
 		// Written from opencode's event schema (not recorded): a subagent's
 		// session (the task tool's child, parentID added by the plugin), a
-		// turn the user cut short, a text part (the plugin hands over none).
+		// turn the user cut short, a question the TUI asks, a text part (the
+		// plugin hands over none).
 		{"opencode/child session.created", "opencode", nil,
 			`{"type":"session.created","directory":"/w","id":"evt_1","properties":{"sessionID":"ses_c","info":{"id":"ses_c","parentID":"ses_p"}},"parentID":"ses_p"}`,
 			Event{Agent: "opencode", Kind: SubagentStart, Name: "session.created", Session: "ses_c", Cwd: "/w", Time: now}},
@@ -96,6 +97,10 @@ func opencodeCases() []parseCase {
 		{"opencode/aborted", "opencode", nil,
 			`{"type":"session.error","directory":"/w","id":"evt_3","properties":{"sessionID":"ses_a","error":{"name":"MessageAbortedError","data":{"message":"Aborted"}}}}`,
 			Event{Agent: "opencode", Kind: Interrupted, Name: "session.error", Session: "ses_a", Cwd: "/w", ErrorType: "MessageAbortedError", Error: "Aborted", Time: now}},
+		{"opencode/question.asked", "opencode", nil,
+			`{"type":"question.asked","directory":"/w","id":"evt_5","properties":{"id":"que_1","sessionID":"ses_a",`+
+				`"questions":[{"header":"Layout","question":"Which layout?","options":[{"label":"A","description":"a"}]}],"tool":{"messageID":"msg_1","callID":"toolu_1"}}}`,
+			Event{Agent: "opencode", Kind: Attention, Name: "question.asked", Session: "ses_a", Cwd: "/w", ToolUseID: "toolu_1", Message: "Which layout?", Time: now}},
 		{"opencode/text part", "opencode", nil,
 			`{"type":"message.part.updated","directory":"/w","id":"evt_4","properties":{"sessionID":"ses_a","part":{"type":"text","text":"Hi","sessionID":"ses_a"}}}`,
 			Event{Agent: "opencode", Kind: Unknown, Name: "message.part.updated", Session: "ses_a", Cwd: "/w", Time: now}},

@@ -323,7 +323,8 @@ func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
 // to run replaced,
 // so that it can be compared with a golden: $WORK (and Claude Code's project
 // key for it, -WORK), each distinct UUID by <uuidN> in order of appearance
-// (and its first segment, a short session id, by <uuidN:8>), times, process
+// (and its first segment, a short session id, by <uuidN:8>), each opencode
+// session id by <sesN>, times, process
 // ids, durations, ports, lengths and the scripted API's ids.
 func cmdNormalize(ts *testscript.TestScript, neg bool, args []string) {
 	var drop []*regexp.Regexp
@@ -371,6 +372,15 @@ func cmdNormalize(ts *testscript.TestScript, neg bool, args []string) {
 	for u, name := range seen {
 		s = strings.ReplaceAll(s, u[:8], strings.TrimSuffix(name, ">")+":8>")
 	}
+	// opencode's session ids (ses_…), whose first characters all its
+	// sessions share: numbered alike, with no short form.
+	ses := map[string]string{}
+	s = sesRE.ReplaceAllStringFunc(s, func(id string) string {
+		if ses[id] == "" {
+			ses[id] = fmt.Sprintf("<ses%d>", len(ses)+1)
+		}
+		return ses[id]
+	})
 	for _, r := range normalizers {
 		s = r.re.ReplaceAllString(s, r.with)
 	}
@@ -384,7 +394,10 @@ func cmdNormalize(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-var uuidRE = regexp.MustCompile(`(?i)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+var (
+	uuidRE = regexp.MustCompile(`(?i)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	sesRE  = regexp.MustCompile(`\bses_[0-9a-f]{12}[0-9A-Za-z]{14}\b`)
+)
 
 var normalizers = []struct {
 	re   *regexp.Regexp

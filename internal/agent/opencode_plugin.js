@@ -49,7 +49,8 @@ export const hookwire = async ({ directory }) => {
   // One event at a time, in order: the next process starts when the one
   // before exits, or after orderMs at most (a slow binary never holds the
   // queue long). What is still queued when opencode exits (`opencode run`
-  // exits right after its last event) starts at once.
+  // exits right after its last event, session.idle) starts at once, and
+  // in no order.
   const queue = []
   let busy = false
   const next = () => {
@@ -65,6 +66,7 @@ export const hookwire = async ({ directory }) => {
     const child = start(...queue.shift())
     if (!child) return finish()
     child.on("exit", finish)
+    child.on("error", finish)
     setTimeout(finish, orderMs).unref?.()
   }
   process.on("exit", () => {

@@ -98,7 +98,7 @@ func opencodeCases() []parseCase {
 			`{"type":"session.error","directory":"/w","id":"evt_3","properties":{"sessionID":"ses_a","error":{"name":"MessageAbortedError","data":{"message":"Aborted"}}}}`,
 			Event{Agent: "opencode", Kind: Interrupted, Name: "session.error", Session: "ses_a", Cwd: "/w", ErrorType: "MessageAbortedError", Error: "Aborted", Time: now}},
 		{"opencode/question.asked", "opencode", nil,
-			`{"type":"question.asked","directory":"/w","id":"evt_5","properties":{"id":"que_1","sessionID":"ses_a",`+
+			`{"type":"question.asked","directory":"/w","id":"evt_5","properties":{"id":"que_1","sessionID":"ses_a",` +
 				`"questions":[{"header":"Layout","question":"Which layout?","options":[{"label":"A","description":"a"}]}],"tool":{"messageID":"msg_1","callID":"toolu_1"}}}`,
 			Event{Agent: "opencode", Kind: Attention, Name: "question.asked", Session: "ses_a", Cwd: "/w", ToolUseID: "toolu_1", Message: "Which layout?", Time: now}},
 		{"opencode/text part", "opencode", nil,

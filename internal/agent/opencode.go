@@ -86,7 +86,10 @@ func refineOpencode(ev *Event, p gjson.Result) {
 	case "session.idle":
 		if p.Get("parentID").String() != "" {
 			ev.Kind = SubagentStop
+			break
 		}
+		// `opencode run` exits after its one turn, and says nothing more.
+		ev.Final = p.Get("subcommand").Str == "run"
 	case "tool.execute.after":
 		// A shell command that fails still returns: its exit code is in
 		// the metadata.
@@ -106,6 +109,7 @@ func refineOpencode(ev *Event, p gjson.Result) {
 		if ev.ErrorType == "MessageAbortedError" {
 			ev.Kind = Interrupted
 		}
+		ev.Final = p.Get("subcommand").Str == "run" && p.Get("parentID").Str == ""
 	}
 }
 

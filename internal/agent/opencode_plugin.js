@@ -25,7 +25,8 @@
 //     (opencode streams it in message.part.updated, each update the whole
 //     part so far).
 // Every payload also has `directory` (the project) and, for a child session
-// (a subagent's), `parentID`. Large outputs are cut.
+// (a subagent's), `parentID`; session.idle and session.error under
+// `opencode run` have `subcommand: "run"`. Large outputs are cut.
 import { spawn } from "node:child_process"
 import { closeSync, openSync, unlinkSync, writeSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -35,6 +36,9 @@ import { join } from "node:path"
 
 const maxText = 16384
 const orderMs = 1000
+// `opencode run` (its first word that is not an option) answers one prompt
+// and exits: no session end follows its turn's end, or its error.
+const run = process.argv.slice(2).find((a) => !a.startsWith("-")) === "run"
 
 export const hookwire = async ({ directory }) => {
   const events = new Map(Object.entries(config.events)) // name -> timeout (ms)
@@ -149,6 +153,7 @@ export const hookwire = async ({ directory }) => {
             const data = p.error?.data || {}
             send(event.type, {
               ...event,
+              ...(run && { subcommand: "run" }),
               properties: {
                 sessionID: p.sessionID,
                 error: p.error && {
@@ -163,7 +168,7 @@ export const hookwire = async ({ directory }) => {
             const s = session(p.sessionID)
             if (!s.turn) break // after an error, opencode says idle twice more
             s.turn = false
-            send(event.type, { ...event, answer: cut(s.answer) }, p.sessionID)
+            send(event.type, { ...event, answer: cut(s.answer), ...(run && { subcommand: "run" }) }, p.sessionID)
             s.answer = undefined
             break
           }

@@ -24,10 +24,10 @@ func opencodeCases() []parseCase {
 		return string(b)
 	}
 	const (
-		main    = "ses_dd28b6853ffei3oZddLm4ze4lC"
-		errs    = "ses_dd28b437bffeO066F1NpVF0GWY"
-		refused = "ses_dd28b2a7fffextQTxHX1UkECFu"
-		broken  = "ses_dd28adf8dffe0C49ZoPuKtJx1c"
+		main    = "ses_dd278af56ffe7onap7fO8zU5wl"
+		errs    = "ses_dd2787040ffearXF3ROTD59OB3"
+		refused = "ses_dd276b073ffeFYkY34MMH5MRq5"
+		broken  = "ses_dd277adf4ffedd6ZnDE7jjLt8o"
 		cwd     = "/home/user/proj"
 	)
 	ev := func(kind Kind, name, session string, f ...func(*Event)) Event {
@@ -55,8 +55,10 @@ func opencodeCases() []parseCase {
 		{"opencode/tool.execute.before write", "opencode", nil, rec("05-tool.execute.before.json"), ev(ToolStart, "tool.execute.before", main,
 			tool("Write", "toolu_000000000000000000000004", `{"content":"hookwire live notes\n","filePath":"/home/user/proj/notes.txt","file_path":"/home/user/proj/notes.txt"}`))},
 		// The answer: the plugin puts the turn's last text on session.idle.
+		// `opencode run` ends no session: its turn's end is the last event.
 		{"opencode/session.idle", "opencode", nil, rec("09-session.idle.json"), ev(TurnEnd, "session.idle", main, func(e *Event) {
 			e.Message = "All three steps are done: I ran a command, wrote notes.txt and read it back."
+			e.Final = true
 		})},
 		// A shell command that exits 3 returns: its exit code is in the
 		// metadata.
@@ -79,9 +81,10 @@ func opencodeCases() []parseCase {
 		{"opencode/message.part.updated refused", "opencode", nil, rec("permission-refused/06-message.part.updated.json"), ev(ToolEnd, "message.part.updated", refused,
 			tool("Bash", "toolu_000000000000000000000002", `{"command":"touch /home/user/proj/marker","description":"Create a marker file"}`),
 			func(e *Event) { e.Error = "The user rejected permission to use this specific tool call." })},
-		{"opencode/session.idle no answer", "opencode", nil, rec("permission-refused/07-session.idle.json"), ev(TurnEnd, "session.idle", refused)},
+		{"opencode/session.idle no answer", "opencode", nil, rec("permission-refused/07-session.idle.json"), ev(TurnEnd, "session.idle", refused,
+			func(e *Event) { e.Final = true })},
 		{"opencode/session.error", "opencode", nil, rec("api-error/03-session.error.json"), ev(Error, "session.error", broken, func(e *Event) {
-			e.ErrorType, e.Error = "APIError", `Not Found: {"error":{"message":"not scripted"}}`
+			e.ErrorType, e.Error, e.Final = "APIError", `Not Found: {"error":{"message":"not scripted"}}`, true
 		})},
 
 		// Written from opencode's event schema (not recorded): a subagent's
@@ -91,6 +94,9 @@ func opencodeCases() []parseCase {
 		{"opencode/child session.created", "opencode", nil,
 			`{"type":"session.created","directory":"/w","id":"evt_1","properties":{"sessionID":"ses_c","info":{"id":"ses_c","parentID":"ses_p"}},"parentID":"ses_p"}`,
 			Event{Agent: "opencode", Kind: SubagentStart, Name: "session.created", Session: "ses_c", Cwd: "/w", Time: now}},
+		{"opencode/session.idle in the TUI", "opencode", nil,
+			`{"type":"session.idle","directory":"/w","id":"evt_6","properties":{"sessionID":"ses_t"},"answer":"Done."}`,
+			Event{Agent: "opencode", Kind: TurnEnd, Name: "session.idle", Session: "ses_t", Cwd: "/w", Message: "Done.", Time: now}},
 		{"opencode/child session.idle", "opencode", nil,
 			`{"type":"session.idle","directory":"/w","id":"evt_2","properties":{"sessionID":"ses_c"},"answer":"found it","parentID":"ses_p"}`,
 			Event{Agent: "opencode", Kind: SubagentStop, Name: "session.idle", Session: "ses_c", Cwd: "/w", Message: "found it", Time: now}},

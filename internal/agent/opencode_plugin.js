@@ -83,6 +83,7 @@ export const hookwire = async ({ directory }) => {
       const child = spawn(config.command[0], config.command.slice(1), {
         cwd: directory,
         detached: true,
+        windowsHide: true,
         stdio: [fd, "ignore", "ignore"],
       })
       child.on("error", () => {})

@@ -99,7 +99,7 @@ func TestScript(t *testing.T) {
 				"TRAILBOSS_URL", "TRAILBOSS_DAEMON_URL", "CLAUDE_CODE_SESSION_ID",
 				"VPET_NOTIFY_SOCKET", "VPET_NOTIFY_TOKEN", "VPET_NOTIFY_TOKEN_FILE", "VPET_NOTIFY_EVENTS",
 				"AGENTICA_NOTIFY_SOCKET", "AGENTICA_NOTIFY_TOKEN", "AGENTICA_NOTIFY_TOKEN_FILE",
-				"CODEX_HOME", "COPILOT_HOME", "CLAUDE_CONFIG_DIR"} {
+				"CODEX_HOME", "COPILOT_HOME", "CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME"} {
 				env.Setenv(k, "")
 			}
 			// The terminal go test runs in (if any) is not the scripts' business.

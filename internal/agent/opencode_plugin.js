@@ -23,7 +23,7 @@
 //     failed tool gets no tool.execute.after), never the streamed text;
 //   session.idle: once per turn, with `answer`, the turn's last text part
 //     (opencode streams it in message.part.updated, each update the whole
-//     part so far).
+//     part so far), and `model`, the turn's (chat.message's).
 // Every payload also has `directory` (the project) and, for a child session
 // (a subagent's), `parentID`; session.idle and session.error under
 // `opencode run` have `subcommand: "run"`. Large outputs are cut.
@@ -45,7 +45,7 @@ export const hookwire = async ({ directory }) => {
   const sessions = new Map() // sessionID -> {parentID, turn, answer}
   const session = (id) => {
     let s = sessions.get(id)
-    if (!s) sessions.set(id, (s = { parentID: undefined, turn: false, answer: undefined }))
+    if (!s) sessions.set(id, (s = { parentID: undefined, turn: false, answer: undefined, model: undefined }))
     return s
   }
   let seq = 0
@@ -169,7 +169,7 @@ export const hookwire = async ({ directory }) => {
             const s = session(p.sessionID)
             if (!s.turn) break // after an error, opencode says idle twice more
             s.turn = false
-            send(event.type, { ...event, answer: cut(s.answer), ...(run && { subcommand: "run" }) }, p.sessionID)
+            send(event.type, { ...event, answer: cut(s.answer), model: s.model, ...(run && { subcommand: "run" }) }, p.sessionID)
             s.answer = undefined
             break
           }
@@ -183,6 +183,7 @@ export const hookwire = async ({ directory }) => {
         const s = session(input.sessionID)
         s.turn = true
         s.answer = undefined
+        s.model = output.message?.model?.modelID
         send("chat.message", {
           input,
           output: {

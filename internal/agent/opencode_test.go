@@ -24,10 +24,10 @@ func opencodeCases() []parseCase {
 		return string(b)
 	}
 	const (
-		main    = "ses_dd278af56ffe7onap7fO8zU5wl"
-		errs    = "ses_dd2787040ffearXF3ROTD59OB3"
-		refused = "ses_dd276b073ffeFYkY34MMH5MRq5"
-		broken  = "ses_dd277adf4ffedd6ZnDE7jjLt8o"
+		main    = "ses_dd2670565ffecXlE4TZvub55b9"
+		errs    = "ses_dd266f177ffe9Gj96p0sYKfC73"
+		refused = "ses_dd266d84dffeqNstTpgIybhwpW"
+		broken  = "ses_dd266a398ffeRCjlp78Dam7GT9"
 		cwd     = "/home/user/proj"
 	)
 	ev := func(kind Kind, name, session string, f ...func(*Event)) Event {
@@ -57,7 +57,7 @@ func opencodeCases() []parseCase {
 		// The answer: the plugin puts the turn's last text on session.idle.
 		// `opencode run` ends no session: its turn's end is the last event.
 		{"opencode/session.idle", "opencode", nil, rec("09-session.idle.json"), ev(TurnEnd, "session.idle", main, func(e *Event) {
-			e.Message = "All three steps are done: I ran a command, wrote notes.txt and read it back."
+			e.Message, e.Model = "All three steps are done: I ran a command, wrote notes.txt and read it back.", "claude-sonnet-4-5"
 			e.Final = true
 		})},
 		// A shell command that exits 3 returns: its exit code is in the
@@ -82,7 +82,7 @@ func opencodeCases() []parseCase {
 			tool("Bash", "toolu_000000000000000000000002", `{"command":"touch /home/user/proj/marker","description":"Create a marker file"}`),
 			func(e *Event) { e.Error = "The user rejected permission to use this specific tool call." })},
 		{"opencode/session.idle no answer", "opencode", nil, rec("permission-refused/07-session.idle.json"), ev(TurnEnd, "session.idle", refused,
-			func(e *Event) { e.Final = true })},
+			func(e *Event) { e.Model, e.Final = "claude-sonnet-4-5", true })},
 		{"opencode/session.error", "opencode", nil, rec("api-error/03-session.error.json"), ev(Error, "session.error", broken, func(e *Event) {
 			e.ErrorType, e.Error, e.Final = "APIError", `Not Found: {"error":{"message":"not scripted"}}`, true
 		})},

@@ -78,24 +78,42 @@ var opencode = &Dialect{
 }
 
 func refineOpencode(ev *Event, p gjson.Result) {
+	// A subagent (the task tool) runs in a child session, which the plugin
+	// names by its parentID: as Claude Code's subagents do, it starts and
+	// stops in the parent's session, and its tools are the parent's; its
+	// prompt is no turn of the user's, its error the parent's task tool's.
+	parent := p.Get("parentID").Str
+	if parent != "" {
+		ev.Session = parent
+	}
 	switch ev.Name {
 	case "session.created":
-		if p.Get("parentID").String() != "" {
+		if parent != "" {
 			ev.Kind = SubagentStart
 		}
+	case "chat.message":
+		if parent != "" {
+			ev.Kind = Unknown
+		}
 	case "session.idle":
-		if p.Get("parentID").String() != "" {
+		if parent != "" {
 			ev.Kind = SubagentStop
 			break
 		}
 		// `opencode run` exits after its one turn, and says nothing more.
 		ev.Final = p.Get("subcommand").Str == "run"
 	case "tool.execute.after":
-		// A shell command that fails still returns: its exit code is in
-		// the metadata.
-		if x := p.Get("output.metadata.exit"); x.Type == gjson.Number && x.Int() != 0 {
+		switch x := p.Get("output.metadata.exit"); {
+		case x.Type == gjson.Number && x.Int() != 0:
+			// A shell command that fails still returns: its exit code is
+			// in the metadata.
 			ev.OK = false
 			ev.Error = "exit code " + x.Raw
+		case p.Get("input.tool").Str == "invalid":
+			// opencode's stand-in for a call of a tool the agent does not
+			// have: nothing ran.
+			ev.OK = false
+			ev.Error = p.Get("input.args.error").Str
 		}
 	case "permission.asked":
 		ev.Kind = Permission
@@ -106,10 +124,13 @@ func refineOpencode(ev *Event, p gjson.Result) {
 		}
 		ev.OK = false
 	case "session.error":
-		if ev.ErrorType == "MessageAbortedError" {
+		switch {
+		case parent != "":
+			ev.Kind = Unknown
+		case ev.ErrorType == "MessageAbortedError":
 			ev.Kind = Interrupted
 		}
-		ev.Final = p.Get("subcommand").Str == "run" && p.Get("parentID").Str == ""
+		ev.Final = p.Get("subcommand").Str == "run" && parent == ""
 	}
 }
 

@@ -28,6 +28,7 @@ func opencodeCases() []parseCase {
 		errs    = "ses_dd266f177ffe9Gj96p0sYKfC73"
 		refused = "ses_dd266d84dffeqNstTpgIybhwpW"
 		broken  = "ses_dd266a398ffeRCjlp78Dam7GT9"
+		parent  = "ses_dd2659b06ffeYn2LIZeR6aMgKa"
 		cwd     = "/home/user/proj"
 	)
 	ev := func(kind Kind, name, session string, f ...func(*Event)) Event {
@@ -87,19 +88,31 @@ func opencodeCases() []parseCase {
 			e.ErrorType, e.Error, e.Final = "APIError", `Not Found: {"error":{"message":"not scripted"}}`, true
 		})},
 
-		// Written from opencode's event schema (not recorded): a subagent's
-		// session (the task tool's child, parentID added by the plugin), a
-		// turn the user cut short, a question the TUI asks, a text part (the
-		// plugin hands over none).
-		{"opencode/child session.created", "opencode", nil,
-			`{"type":"session.created","directory":"/w","id":"evt_1","properties":{"sessionID":"ses_c","info":{"id":"ses_c","parentID":"ses_p"}},"parentID":"ses_p"}`,
-			Event{Agent: "opencode", Kind: SubagentStart, Name: "session.created", Session: "ses_c", Cwd: "/w", Time: now}},
-		{"opencode/session.idle in the TUI", "opencode", nil,
-			`{"type":"session.idle","directory":"/w","id":"evt_6","properties":{"sessionID":"ses_t"},"answer":"Done."}`,
-			Event{Agent: "opencode", Kind: TurnEnd, Name: "session.idle", Session: "ses_t", Cwd: "/w", Message: "Done.", Time: now}},
-		{"opencode/child session.idle", "opencode", nil,
-			`{"type":"session.idle","directory":"/w","id":"evt_2","properties":{"sessionID":"ses_c"},"answer":"found it","parentID":"ses_p"}`,
-			Event{Agent: "opencode", Kind: SubagentStop, Name: "session.idle", Session: "ses_c", Cwd: "/w", Message: "found it", Time: now}},
+		// A subagent (the task tool) runs in a child session, named by the
+		// parentID the plugin adds: it starts and stops in the parent's
+		// session, its tools are the parent's, its prompt is none of the
+		// user's. It asked for the task tool again, which it does not have:
+		// opencode's "invalid" tool, which runs nothing.
+		{"opencode/child session.created", "opencode", nil, rec("subagent/04-session.created.json"), ev(SubagentStart, "session.created", parent)},
+		{"opencode/child chat.message", "opencode", nil, rec("subagent/05-chat.message.json"), ev(Unknown, "chat.message", parent, func(e *Event) {
+			e.Prompt, e.Model = "Say what you find.", "claude-sonnet-4-5"
+		})},
+		{"opencode/child invalid tool", "opencode", nil, rec("subagent/07-tool.execute.after.json"), ev(ToolEnd, "tool.execute.after", parent,
+			tool("invalid", "toolu_000000000000000000000004", `{"tool":"task","error":"Model tried to call unavailable tool 'task'. `+
+				`Available tools: bash, edit, glob, grep, invalid, read, skill, webfetch, write."}`),
+			func(e *Event) {
+				e.Error = "Model tried to call unavailable tool 'task'. Available tools: bash, edit, glob, grep, invalid, read, skill, webfetch, write."
+			})},
+		{"opencode/child session.idle", "opencode", nil, rec("subagent/08-session.idle.json"), ev(SubagentStop, "session.idle", parent, func(e *Event) {
+			e.Message, e.Model = "The subagent is done.", "claude-sonnet-4-5"
+		})},
+		{"opencode/task", "opencode", nil, rec("subagent/09-tool.execute.after.json"), ev(ToolEnd, "tool.execute.after", parent,
+			tool("Task", "toolu_000000000000000000000002", `{"description":"Look around","prompt":"Say what you find.","subagent_type":"general"}`),
+			func(e *Event) { e.OK = true })},
+
+		// Written from opencode's event schema (not recorded): a turn the
+		// user cut short, a question the TUI asks, a text part (the plugin
+		// hands over none).
 		{"opencode/aborted", "opencode", nil,
 			`{"type":"session.error","directory":"/w","id":"evt_3","properties":{"sessionID":"ses_a","error":{"name":"MessageAbortedError","data":{"message":"Aborted"}}}}`,
 			Event{Agent: "opencode", Kind: Interrupted, Name: "session.error", Session: "ses_a", Cwd: "/w", ErrorType: "MessageAbortedError", Error: "Aborted", Time: now}},

@@ -45,7 +45,7 @@ func pinned(t *testing.T) []agent {
 	var out []agent
 	for _, line := range strings.Split(string(b), "\n") {
 		f := strings.Fields(line)
-		if len(f) == 3 && !strings.HasPrefix(f[0], "#") {
+		if len(f) >= 3 && !strings.HasPrefix(f[0], "#") {
 			out = append(out, agent{f[0], f[1], f[2]})
 		}
 	}

@@ -321,10 +321,11 @@ func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
 // -drop (those a known defect changes: they are checked apart), sorted with
 // -sort (for hooks an agent runs concurrently), with what changes from run
 // to run replaced,
-// so that it can be compared with a golden: $WORK (and Claude Code's project
-// key for it, -WORK), each distinct UUID by <uuidN> in order of appearance
-// (and its first segment, a short session id, by <uuidN:8>), times, process
-// ids, durations, ports, lengths and the scripted API's ids.
+// so that it can be compared with a golden: $WORK (and Claude Code's and
+// Droid's project keys for it, -WORK), each distinct UUID by <uuidN> in
+// order of appearance (and its first segment, a short session id, by
+// <uuidN:8>), times, process ids, durations, ports, lengths and the
+// scripted API's ids.
 func cmdNormalize(ts *testscript.TestScript, neg bool, args []string) {
 	var drop []*regexp.Regexp
 	sorted := false
@@ -360,6 +361,7 @@ func cmdNormalize(ts *testscript.TestScript, neg bool, args []string) {
 	work := ts.Getenv("WORK")
 	s = strings.ReplaceAll(s, work, "$WORK")
 	s = strings.ReplaceAll(s, regexp.MustCompile(`[^A-Za-z0-9]`).ReplaceAllString(work, "-"), "-WORK")
+	s = strings.ReplaceAll(s, strings.ReplaceAll(work, "/", "-"), "-WORK") // Droid's project key
 	seen := map[string]string{}
 	s = uuidRE.ReplaceAllStringFunc(s, func(u string) string {
 		u = strings.ToLower(u)
@@ -391,7 +393,7 @@ var normalizers = []struct {
 	with string
 }{
 	{regexp.MustCompile(`"(ts|answered_at|coucou_event_time_us)":[0-9.]+`), `"$1":<t>`},
-	{regexp.MustCompile(`"(duration_seconds|duration_ms|ppid|pid|timestamp)":[0-9.]+`), `"$1":<n>`},
+	{regexp.MustCompile(`"(duration_seconds|duration_ms|ppid|pid|timestamp|elapsed_time|session_duration_ms)":[0-9.]+`), `"$1":<n>`},
 	{regexp.MustCompile(`"(timestamp|started_at)":"[0-9T:.Z-]+"`), `"$1":"<time>"`},
 	{regexp.MustCompile(`session-[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}-[0-9]{2}-`), `session-<date>-`},
 	{regexp.MustCompile(`/[0-9]{4}/[0-9]{2}/[0-9]{2}/rollout-[0-9T-]+-`), `/<date>/rollout-<date>-`},

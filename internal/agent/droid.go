@@ -50,8 +50,10 @@ var droid = &Dialect{
 		{"PreCompact", Compact, false},
 		{"SessionEnd", SessionEnd, false},
 	},
+	// The tools Droid offers a Claude model (exec and the TUI); AskUser,
+	// TaskOutput, Skill, … have no canonical name.
 	Tools: map[string]string{
-		"execute": "Bash", "read": "Read", "create": "Write", "edit": "Edit", "applypatch": "Edit",
+		"execute": "Bash", "read": "Read", "create": "Write", "edit": "Edit",
 		"ls": "LS", "grep": "Grep", "glob": "Glob", "fetchurl": "WebFetch", "websearch": "WebSearch",
 		"task": "Task", "todowrite": "TodoWrite",
 	},

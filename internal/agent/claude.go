@@ -34,8 +34,14 @@ var claude = &Dialect{
 		{"PreCompact", Compact, false},
 		{"SessionEnd", SessionEnd, false},
 	},
-	Refine: refineClaude,
-	Burn:   &Burn{Format: transcript.Claude},
+	// Its names are the vocabulary; these are other versions' names.
+	Tools: map[string]string{
+		"agent": Task, "slashcommand": Skill, "killbash": KillShell, "taskstop": KillShell,
+		"taskoutput": BashOutput,
+	},
+	ToolArgs: map[string][]Alias{"slashcommand": {{"command", ArgSkill}}},
+	Refine:   refineClaude,
+	Burn:     &Burn{Format: transcript.Claude},
 	Settings: &Settings{
 		User: []string{".claude", "settings.json"}, Project: []string{".claude", "settings.json"},
 		HomeVar: "CLAUDE_CONFIG_DIR", HomeRel: []string{"settings.json"},

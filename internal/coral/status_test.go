@@ -8,11 +8,22 @@ import (
 	"github.com/hookwire/hookwire/internal/agent"
 )
 
+// tool is the event of a tool about to run, as the agent's dialect makes
+// it from the agent's own tool name and input.
 func tool(a agent.Agent, name, input string) agent.Event {
-	return agent.Event{Kind: agent.ToolStart, Agent: a, Tool: name, ToolInput: json.RawMessage(input), Cwd: "/home/u/app"}
+	p := map[string]any{"hook_event_name": "PreToolUse", "cwd": "/home/u/app", "tool_name": name}
+	if input != "" {
+		p["tool_input"] = json.RawMessage(input)
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		panic(err)
+	}
+	return agent.Parse(agent.Input{Agent: string(a), Payload: b})
 }
 
-// One row per tool name in the table, with each dialect's input shape.
+// One row per tool of each agent, with its input shape, as the agent's
+// dialect names it: the statuses come from the canonical names.
 var toolCases = []struct {
 	ev   agent.Event
 	want string
@@ -150,7 +161,7 @@ var toolCases = []struct {
 func TestToolStatus(t *testing.T) {
 	for _, c := range toolCases {
 		if got := ToolStatus(c.ev, "/home/u"); got != c.want {
-			t.Errorf("%s %s %s: %q, want %q", c.ev.Agent, c.ev.Tool, c.ev.ToolInput, got, c.want)
+			t.Errorf("%s %s (%s) %s: %q, want %q", c.ev.Agent, c.ev.AgentTool, c.ev.Tool, c.ev.ToolInput, got, c.want)
 		}
 	}
 }
@@ -159,7 +170,7 @@ func TestToolStatus(t *testing.T) {
 func TestToolTableCovered(t *testing.T) {
 	seen := map[string]bool{}
 	for _, c := range toolCases {
-		seen[c.ev.Tool] = true
+		seen[c.ev.Tool] = true // the canonical name
 	}
 	for name := range tools {
 		if !seen[name] {

@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -60,6 +61,15 @@ func refineClaude(ev *Event, p gjson.Result) {
 	case "Notification":
 		if ev.Reason == "permission_prompt" {
 			ev.Kind = Permission
+			if ev.Tool == "" {
+				// It names the tool only in words: "Claude needs your
+				// permission to use Bash".
+				if _, rest, ok := strings.Cut(ev.Message, "permission to use "); ok {
+					if f := strings.Fields(rest); len(f) > 0 {
+						ev.Tool = f[0]
+					}
+				}
+			}
 		}
 	case "PostToolUseFailure":
 		ev.OK = false

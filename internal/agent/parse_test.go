@@ -108,6 +108,7 @@ var parseCases = []parseCase{
 	{"claude/Notification/permission_prompt", "", nil, claudePayload("Notification", `,"message":"Claude needs your permission to use Bash","title":"Claude Code","notification_type":"permission_prompt"`),
 		with(claudeBase, func(e *Event) {
 			e.Kind, e.Name, e.Message, e.Reason = Permission, "Notification", "Claude needs your permission to use Bash", "permission_prompt"
+			e.Tool = Bash // named only in words
 		})},
 	{"claude/Notification/idle_prompt", "", nil, claudePayload("Notification", `,"message":"Claude is waiting for your input","notification_type":"idle_prompt"`),
 		with(claudeBase, func(e *Event) {

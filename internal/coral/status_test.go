@@ -225,9 +225,6 @@ func TestTags(t *testing.T) {
 		{"thinking", ev(agent.Thinking, nil), []Tag{{Status, "Thinking"}}},
 		{"tool_end", ev(agent.ToolEnd, nil), []Tag{{Status, "Thinking"}}},
 		{"permission", ev(agent.Permission, func(e *agent.Event) { e.Tool = "Bash" }), []Tag{{Status, "Waiting for approval: Bash"}}},
-		{"permission, from the notification's words", ev(agent.Permission, func(e *agent.Event) {
-			e.Message = "Claude needs your permission to use WebFetch"
-		}), []Tag{{Status, "Waiting for approval: WebFetch"}}},
 		{"permission, MCP", ev(agent.Permission, func(e *agent.Event) { e.Tool = "mcp__github__merge_pr" }),
 			[]Tag{{Status, "Waiting for approval: github/merge_pr"}}},
 		{"permission, no tool", ev(agent.Permission, func(e *agent.Event) { e.Message = "Allow run_shell_command?" }),

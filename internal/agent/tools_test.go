@@ -70,16 +70,9 @@ var surfaces = []string{"coucou", "coral", "pulse", "trailboss", "vpet"}
 // allowed are string literals of a surface file that equal an agent's tool
 // or argument name and mean something else, with what they mean.
 var allowed = map[string]string{
-	"coucou/script.go shell":          "the app's pill for a script's events",
-	"coucou/statusline.go bash":       "the shell the status line command runs in",
-	"vpet/notify.go agent_name":       "the payload's own agent name (agentica's plugins), not a tool argument",
-	"coucou/translate.go Shell":       "pending: the lead's rewrite of translate.go reads the normalized Event",
-	"coucou/translate.go CommandLine": "pending: as above",
-	"coucou/translate.go FilePath":    "pending: as above",
-	"coucou/translate.go Path":        "pending: as above",
-	"coucou/translate.go Url":         "pending: as above",
-	"coucou/translate.go Query":       "pending: as above",
-	"coucou/translate.go Pattern":     "pending: as above",
+	"coucou/script.go shell":    "the app's pill for a script's events",
+	"coucou/statusline.go bash": "the shell the status line command runs in",
+	"vpet/notify.go agent_name": "the payload's own agent name (agentica's plugins), not a tool argument",
 }
 
 // No surface package spells an agent's own tool or argument name: every

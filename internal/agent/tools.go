@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -84,24 +85,25 @@ func (d *Dialect) NameTool(ev *Event) {
 	if n, ok := d.toolName(ev.AgentTool, own); ok {
 		ev.Tool = n
 	}
-	if len(ev.ToolInput) == 0 {
-		return
+	if len(ev.ToolInput) == 0 || len(d.Args)+len(d.ToolArgs[own]) == 0 && !gjson.GetBytes(ev.ToolInput, ArgCommand).IsArray() {
+		return // nothing to add (GetBytes does not copy the input, ParseBytes does)
 	}
 	in := gjson.ParseBytes(ev.ToolInput)
 	if !in.IsObject() {
 		return
 	}
 	var add []arg
-	added := map[string]bool{}
+	added := func(key string) bool {
+		return slices.ContainsFunc(add, func(a arg) bool { return a.key == key })
+	}
 	if c := in.Get(ArgCommand); c.IsArray() {
 		// The one argument replaced: a command is a string in the
 		// vocabulary, and Codex sends argv under the same name.
 		add = append(add, arg{ArgCommand, strconv.Quote(commandLine(c))})
-		added[ArgCommand] = true
 	}
 	for _, list := range [][]Alias{d.ToolArgs[own], d.Args} {
 		for _, a := range list {
-			if added[a.To] || in.Get(a.To).Exists() {
+			if added(a.To) || in.Get(a.To).Exists() {
 				continue
 			}
 			v := in.Get(a.From)
@@ -113,7 +115,6 @@ func (d *Dialect) NameTool(ev *Event) {
 				raw = strconv.Quote(commandLine(v))
 			}
 			add = append(add, arg{a.To, raw})
-			added[a.To] = true
 		}
 	}
 	ev.ToolInput = setFields(ev.ToolInput, in, add)

@@ -207,3 +207,29 @@ func mustRead(t *testing.T, path string) []byte {
 	}
 	return b
 }
+
+// BenchmarkParseTool: what naming a tool costs Parse, per recorded tool
+// call (Claude's, whose names are the vocabulary; Gemini's and Copilot's,
+// which map both).
+func BenchmarkParseTool(b *testing.B) {
+	for _, c := range []struct{ file, agent, arg string }{
+		{"claude-2.1.328/07-PreToolUse.json", "", ""},
+		{"gemini-0.61.0/15-BeforeTool.json", "", ""},
+		{"copilot-1.0.102/04-preToolUse.json", "copilot", "preToolUse"},
+	} {
+		payload, err := os.ReadFile(filepath.Join(recorded, c.file))
+		if err != nil {
+			b.Fatal(err)
+		}
+		in := Input{Agent: c.agent, Payload: payload}
+		if c.arg != "" {
+			in.Args = []string{c.arg}
+		}
+		b.Run(strings.SplitN(c.file, "-", 2)[0], func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				Parse(in)
+			}
+		})
+	}
+}

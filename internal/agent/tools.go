@@ -33,6 +33,7 @@ const (
 	WebSearch       = "WebSearch"            // search the web: query
 	Task            = "Task"                 // delegate to a subagent: description, subagent_type, prompt
 	TodoWrite       = "TodoWrite"            // update the plan or the to-do list
+	TodoRead        = "TodoRead"             // read the to-do list (older Claude Code, opencode)
 	AskUserQuestion = "AskUserQuestion"      // ask the person a question
 	Skill           = "Skill"                // use a skill or a slash command: skill
 	EnterPlanMode   = "EnterPlanMode"        // start planning

@@ -16,7 +16,7 @@ import (
 // vocabulary is every canonical tool name (tools.go).
 var vocabulary = []string{
 	Bash, BashOutput, KillShell, Read, Write, Edit, MultiEdit, NotebookEdit, Grep, Glob, LS,
-	WebFetch, WebSearch, Task, TodoWrite, AskUserQuestion, Skill, EnterPlanMode, ExitPlanMode,
+	WebFetch, WebSearch, Task, TodoWrite, TodoRead, AskUserQuestion, Skill, EnterPlanMode, ExitPlanMode,
 	ListMcpResource, ReadMcpResource, BashInput, Delete, ApplyPatch, ViewImage, Memory, Browser,
 	Intent, CompleteTask,
 }

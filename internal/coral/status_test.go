@@ -47,6 +47,7 @@ var toolCases = []struct {
 	{tool(agent.Claude, "Task", `{"description":"Find the flaky test","prompt":"…","subagent_type":"general-purpose"}`), "Delegating: Find the flaky test"},
 	{tool(agent.Claude, "Agent", `{"prompt":"Review the diff"}`), "Delegating: Review the diff"},
 	{tool(agent.Claude, "TodoWrite", `{"todos":[]}`), "Updating the plan"},
+	{tool(agent.Claude, "TodoRead", `{}`), "Reading the plan"},
 	{tool(agent.Claude, "ExitPlanMode", `{"plan":"…"}`), "Presenting a plan"},
 	{tool(agent.Claude, "AskUserQuestion", `{"questions":[]}`), "Asking a question"},
 	{tool(agent.Claude, "Skill", `{"skill":"pdf"}`), "Using skill pdf"},

@@ -63,6 +63,7 @@ var (
 	finish   = action{bare: "Finishing the task"}
 	resource = action{bare: "Reading an MCP resource"}
 	plan     = action{bare: "Updating the plan"}
+	readPlan = action{bare: "Reading the plan"}
 	ask      = action{bare: "Asking a question"}
 	present  = action{bare: "Presenting a plan"}
 	output   = action{bare: "Checking command output"}
@@ -79,7 +80,7 @@ var tools = map[string]action{
 	agent.Read: read, agent.Write: write, agent.Edit: edit, agent.MultiEdit: edit,
 	agent.NotebookEdit: edit, agent.Delete: remove, agent.ApplyPatch: applyP,
 	agent.Grep: grep, agent.Glob: glob, agent.LS: list, agent.WebFetch: fetch, agent.WebSearch: search,
-	agent.Task: delegate, agent.TodoWrite: plan, agent.AskUserQuestion: ask, agent.Skill: skill,
+	agent.Task: delegate, agent.TodoWrite: plan, agent.TodoRead: readPlan, agent.AskUserQuestion: ask, agent.Skill: skill,
 	agent.EnterPlanMode: planning, agent.ExitPlanMode: present, agent.ListMcpResource: resource,
 	agent.ReadMcpResource: resource, agent.ViewImage: image, agent.Memory: memory,
 	agent.Browser: browse, agent.Intent: intent, agent.CompleteTask: finish,

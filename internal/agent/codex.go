@@ -43,7 +43,7 @@ var codex = &Dialect{
 	},
 	// Its hooks name the shell Bash; the other names are its tools' own,
 	// which its app server and older versions use. A command may be argv
-	// (["bash","-lc","cargo test"]): NameTool makes it a line.
+	// (["bash","-lc","cargo test"]): nameTool makes it a line.
 	Tools: map[string]string{
 		"shell": Bash, "local_shell": Bash, "exec_command": Bash, "container.exec": Bash,
 		"apply_patch": ApplyPatch, "update_plan": TodoWrite, "web_search": WebSearch,

@@ -101,7 +101,7 @@ func Parse(in Input) Event {
 	if d.Refine != nil {
 		d.Refine(&ev, p)
 	}
-	d.NameTool(&ev)
+	d.nameTool(&ev)
 	if in.Transcripts && ev.Kind == TurnEnd && ev.Transcript != "" && d.Answer != nil {
 		d.Answer(&ev)
 	}

@@ -73,12 +73,11 @@ const (
 	ArgIntent       = "intent"        // Intent's line
 )
 
-// NameTool names ev's tool in the canonical vocabulary (Event.Tool, the
+// nameTool names ev's tool in the canonical vocabulary (Event.Tool, the
 // agent's own name kept in Event.AgentTool) and adds the canonical names
 // of its arguments after the agent's own. Parse calls it once the dialect's
-// Refine has run; it is exported for surfaces' tests, which build events by
-// hand.
-func (d *Dialect) NameTool(ev *Event) {
+// Refine has run; calling it again changes nothing.
+func (d *Dialect) nameTool(ev *Event) {
 	if ev.AgentTool == "" {
 		ev.AgentTool = ev.Tool
 	}
@@ -137,7 +136,11 @@ func (d *Dialect) toolName(name, lower string) (string, bool) {
 			continue
 		}
 		if p, ok := strings.CutSuffix(n, "*"); ok {
-			return p + name[len(prefix):], true
+			rest := lower[len(prefix):]
+			if len(name) == len(lower) {
+				rest = name[len(prefix):] // as the agent spells it
+			}
+			return p + rest, true
 		}
 		return n, true
 	}

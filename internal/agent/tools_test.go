@@ -233,3 +233,44 @@ func BenchmarkParseTool(b *testing.B) {
 		})
 	}
 }
+
+// nameTool's rules, on each agent's own names and inputs.
+func TestNameTool(t *testing.T) {
+	for _, c := range []struct {
+		d                *Dialect
+		tool, in         string
+		wantTool, wantIn string
+	}{
+		// Beside the agent's own, never over a field it has.
+		{antigravity, "run_command", `{"CommandLine":"make","Cwd":"/a"}`, Bash, `{"CommandLine":"make","Cwd":"/a","command":"make"}`},
+		{antigravity, "view_file", `{"AbsolutePath":"/a/b","file_path":"/a/c"}`, Read, `{"AbsolutePath":"/a/b","file_path":"/a/c"}`},
+		// A tool's own aliases come before the agent's, and one name is added once.
+		{antigravity, "grep_search", `{"Query":"x","SearchPath":"/a"}`, Grep, `{"Query":"x","SearchPath":"/a","pattern":"x","path":"/a","query":"x"}`},
+		{gemini, "update_topic", `{"title":"T","strategic_intent":"S"}`, Intent, `{"title":"T","strategic_intent":"S","intent":"T"}`},
+		// argv is a line: the script a shell runs, else the words.
+		{codex, "shell", `{"command":["bash","-lc","cargo test"],"workdir":"/a"}`, Bash, `{"command":"cargo test","workdir":"/a"}`},
+		{codex, "container.exec", `{"cmd":["make","all"]}`, Bash, `{"cmd":["make","all"],"command":"make all"}`},
+		// Prefix keys; a name no key has is kept; case does not matter.
+		{antigravity, "browser_click", `{}`, Browser, `{}`},
+		{cursor, "MCP:search_issues", `{"q":"bug"}`, "mcp__search_issues", `{"q":"bug"}`},
+		{gemini, "mcp__db__query", ``, "mcp__db__query", ``},
+		{copilot, "BASH", `{"command":"make"}`, Bash, `{"command":"make"}`},
+		// Copilot's path is a file for its file tools only.
+		{copilot, "view", `{"path":"/a/b.go"}`, Read, `{"path":"/a/b.go","file_path":"/a/b.go"}`},
+		{copilot, "grep", `{"pattern":"x","path":"/a"}`, Grep, `{"pattern":"x","path":"/a"}`},
+	} {
+		ev := Event{Tool: c.tool, ToolInput: json.RawMessage(c.in)}
+		if c.in == "" {
+			ev.ToolInput = nil
+		}
+		c.d.nameTool(&ev)
+		if ev.Tool != c.wantTool || string(ev.ToolInput) != c.wantIn || ev.AgentTool != c.tool {
+			t.Errorf("%s %s %s: %q (%q) %s, want %q %s", c.d.Agent, c.tool, c.in, ev.Tool, ev.AgentTool, ev.ToolInput, c.wantTool, c.wantIn)
+		}
+		again := ev
+		c.d.nameTool(&again)
+		if again.Tool != ev.Tool || string(again.ToolInput) != string(ev.ToolInput) {
+			t.Errorf("%s %s: named twice: %q %s", c.d.Agent, c.tool, again.Tool, again.ToolInput)
+		}
+	}
+}

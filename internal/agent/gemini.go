@@ -81,15 +81,6 @@ var geminiOnly = map[string]bool{
 }
 
 func refineGemini(ev *Event, p gjson.Result) {
-	if strings.EqualFold(ev.Tool, "web_fetch") {
-		// web_fetch takes a prompt that holds the URLs ("Summarize
-		// https://…"): the first is the url.
-		if in := gjson.ParseBytes(ev.ToolInput); in.IsObject() && !in.Get(ArgURL).Exists() {
-			if u := firstURL(in.Get("prompt").String()); u != "" {
-				ev.ToolInput = setFields(ev.ToolInput, in, []arg{{ArgURL, strconv.Quote(u)}})
-			}
-		}
-	}
 	switch ev.Kind {
 	case Compact:
 		// Gemini CLI 0.61 fires PreCompress (trigger auto) before every model
@@ -122,6 +113,16 @@ func refineGemini(ev *Event, p gjson.Result) {
 			// only in the text the model reads.
 			ev.OK = false
 			ev.Error = "Exit Code: " + code
+		}
+	}
+	// After the switch: a ToolPermission names its tool there.
+	if strings.EqualFold(ev.Tool, "web_fetch") {
+		// web_fetch takes a prompt that holds the URLs ("Summarize
+		// https://…"): the first is the url.
+		if in := gjson.ParseBytes(ev.ToolInput); in.IsObject() && !in.Get(ArgURL).Exists() {
+			if u := firstURL(in.Get("prompt").String()); u != "" {
+				ev.ToolInput = setFields(ev.ToolInput, in, []arg{{ArgURL, strconv.Quote(u)}})
+			}
 		}
 	}
 }

@@ -197,6 +197,12 @@ var parseCases = []parseCase{
 			e.Tool, e.ToolInput = Edit, json.RawMessage(`{"file_path":"/home/u/app/a.go"}`)
 			e.AgentTool = "replace"
 		})},
+	{"gemini/Notification/ToolPermission info", "", nil, geminiPayload("Notification", `,"notification_type":"ToolPermission","message":"Tool Confirm Web Fetch requires confirmation","details":{"type":"info","title":"Confirm Web Fetch","prompt":"Summarize https://go.dev/doc/ please","urls":["https://go.dev/doc/"]}`),
+		with(geminiBase, func(e *Event) {
+			e.Kind, e.Name, e.Reason, e.Message = Permission, "Notification", "ToolPermission", "Tool Confirm Web Fetch requires confirmation"
+			e.Tool, e.ToolInput = WebFetch, json.RawMessage(`{"prompt":"Summarize https://go.dev/doc/ please","url":"https://go.dev/doc/"}`)
+			e.AgentTool = "web_fetch"
+		})},
 	{"gemini/Notification/other", "", nil, geminiPayload("Notification", `,"notification_type":"Other","message":"Waiting"`),
 		with(geminiBase, func(e *Event) { e.Kind, e.Name, e.Reason, e.Message = Attention, "Notification", "Other", "Waiting" })},
 	{"gemini/AfterAgent", "", nil, geminiPayload("AfterAgent", `,"prompt":"Explain this repo","prompt_response":"It is a hook suite.","stop_hook_active":false`),

@@ -61,13 +61,12 @@ var opencode = &Dialect{
 		Error:     []string{"properties.error.data.message", "properties.part.state.error"},
 		ToolInput: []string{"output.args", "input.args", "properties.part.state.input", "properties.metadata"},
 	},
+	// The tools 1.18.33 offers the model (websearch with its Exa flag).
 	Tools: map[string]string{
-		"bash": "Bash", "read": "Read", "write": "Write", "edit": "Edit", "multiedit": "MultiEdit",
-		"glob": "Glob", "grep": "Grep", "list": "LS", "webfetch": "WebFetch", "websearch": "WebSearch",
-		"task": "Task", "todowrite": "TodoWrite", "todoread": "TodoRead", "skill": "Skill",
+		"bash": Bash, "read": Read, "write": Write, "edit": Edit, "glob": Glob, "grep": Grep,
+		"webfetch": WebFetch, "websearch": WebSearch, "task": Task, "todowrite": TodoWrite, "skill": Skill,
 	},
-	Args: []Alias{{"filePath", "file_path"}, {"oldString", "old_string"}, {"newString", "new_string"},
-		{"replaceAll", "replace_all"}},
+	Args: []Alias{{"filePath", ArgFilePath}, {"oldString", ArgOldString}, {"newString", ArgNewString}},
 	Refine: refineOpencode,
 	Settings: &Settings{
 		User: []string{".config", "opencode", "plugins"}, Project: []string{".opencode", "plugins"},

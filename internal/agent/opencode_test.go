@@ -38,8 +38,12 @@ func opencodeCases() []parseCase {
 		}
 		return e
 	}
+	// tool: the tool in the canonical vocabulary; opencode's own name is
+	// the same, lower-cased.
 	tool := func(name, id, input string) func(*Event) {
-		return func(e *Event) { e.Tool, e.ToolUseID, e.ToolInput = name, id, json.RawMessage(input) }
+		return func(e *Event) {
+			e.Tool, e.AgentTool, e.ToolUseID, e.ToolInput = name, strings.ToLower(name), id, json.RawMessage(input)
+		}
 	}
 	return []parseCase{
 		{"opencode/session.created", "opencode", nil, rec("01-session.created.json"), ev(SessionStart, "session.created", main)},
@@ -127,7 +131,7 @@ func opencodeCases() []parseCase {
 		// --agent opencode: it still reads as it did, the tool now in
 		// Claude Code's name.
 		{"opencode/Coucou's plugin", "opencode", nil, `{"hook_event_name":"PreToolUse","session_id":"oc-1","cwd":"/w","tool_name":"bash","tool_input":{"command":"ls"}}`,
-			Event{Agent: "opencode", Kind: ToolStart, Name: "PreToolUse", Session: "oc-1", Cwd: "/w", Tool: "Bash",
+			Event{Agent: "opencode", Kind: ToolStart, Name: "PreToolUse", Session: "oc-1", Cwd: "/w", Tool: "Bash", AgentTool: "bash",
 				ToolInput: json.RawMessage(`{"command":"ls"}`), Time: now}},
 	}
 }

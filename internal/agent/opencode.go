@@ -66,7 +66,7 @@ var opencode = &Dialect{
 		"bash": Bash, "read": Read, "write": Write, "edit": Edit, "glob": Glob, "grep": Grep,
 		"webfetch": WebFetch, "websearch": WebSearch, "task": Task, "todowrite": TodoWrite, "skill": Skill,
 	},
-	Args: []Alias{{"filePath", ArgFilePath}, {"oldString", ArgOldString}, {"newString", ArgNewString}},
+	Args:   []Alias{{"filePath", ArgFilePath}, {"oldString", ArgOldString}, {"newString", ArgNewString}},
 	Refine: refineOpencode,
 	Settings: &Settings{
 		User: []string{".config", "opencode", "plugins"}, Project: []string{".opencode", "plugins"},

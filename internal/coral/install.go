@@ -18,7 +18,14 @@ var hooks = install.Spec{
 	Kinds: []agent.Kind{
 		agent.SessionStart, agent.Prompt, agent.ToolStart, agent.ToolEnd, agent.Permission, agent.Attention, agent.TurnEnd, agent.Error, agent.Interrupted, agent.Compact, agent.SessionEnd,
 	},
-	Env:  []string{"CORAL_SESSION_NAME", "TMUX_PANE", "CORAL_URL", "CORAL_PORT", "XDG_RUNTIME_DIR", "PULSE_LOG"},
+	Env: []install.Var{
+		{Name: EnvSession, Help: "the Coral session, <type>-<uuid> (Coral sets it; else the tmux session of TMUX_PANE)"},
+		{Name: EnvPane, Help: "the agent's tmux pane, set by tmux: its session is the Coral session"},
+		{Name: "TMPDIR", Help: "where Coral's logs are (then /tmp)"},
+		{Name: EnvURL, Help: "Coral's server for the events API (default http://localhost:$CORAL_PORT; loopback only)"},
+		{Name: EnvPort, Help: "Coral's port (else the session's board state in ~/.coral, or tmux's environment; default " + DefaultPort + ")"},
+		{Name: EnvDataDir, Also: []string{EnvDir}, Help: "where Coral keeps its board state (default ~/.coral)"},
+	},
 	Test: install.Test{Stdin: `{"session_id":"hookwire-doctor","cwd":"/","hook_event_name":"Notification","message":"doctor","notification_type":"idle_prompt"}`},
 }
 

@@ -293,10 +293,10 @@ func (inv *Invocation) run(args []string) int {
 	}
 	opts := []kong.Option{
 		kong.Name(inv.bin.Name),
-		kong.Description(inv.bin.Help + "\n\n" + strings.ReplaceAll(ScriptHelp, "<binary>", inv.bin.Name)),
+		kong.Description(inv.bin.help()),
 		kong.Writers(inv.stdout, inv.stderr),
 		kong.Exit(func(code int) { panic(exitRequest(code)) }),
-		kong.Vars{"version": inv.bin.Name + " " + inv.rec.Version, "agents": strings.Join(agent.InstallableNames(), ",")},
+		kong.Vars{"version": inv.bin.Name + " " + inv.rec.Version, "agents": strings.Join(agent.InstallableNames(), ","), "dialects": dialectNames()},
 		kong.Bind(inv),
 	}
 	interactive := map[string]bool{}

@@ -50,6 +50,20 @@ type doctorCmd struct {
 	checks []Check
 }
 
+// Environment is the binary's own variables, for --help (hook.Environ).
+func (c *doctorCmd) Environment() []Var { return c.spec.Env }
+
+// SpecOf is what a binary installs, from its commands (Commands); ok is
+// false for a binary without them.
+func SpecOf(b hook.Binary) (spec Spec, ok bool) {
+	for _, c := range b.Commands {
+		if d, ok := c.CLI.(*doctorCmd); ok {
+			return d.spec, true
+		}
+	}
+	return Spec{}, false
+}
+
 func (c *doctorCmd) Run(con *hook.Console) error {
 	bin, err := self()
 	findings := []Finding{{Status: OK, What: fmt.Sprintf("%s %s at %s", c.spec.Binary, hook.BuildVersion(), bin)}}
@@ -60,7 +74,7 @@ func (c *doctorCmd) Run(con *hook.Console) error {
 	findings = append(findings, settings...)
 	if len(c.spec.Kinds) > 0 && !anyInstalled(settings) {
 		findings = append(findings, Finding{Status: Warn, What: "no agent runs " + c.spec.Binary + " yet",
-			Fix: c.spec.Binary + " install --agent claude (or codex, gemini, antigravity, cursor, copilot)"})
+			Fix: c.spec.Binary + " install --agent AGENT, for each agent you use: " + strings.Join(c.spec.Agents(), ", ")})
 	}
 	for _, check := range c.checks {
 		findings = append(findings, check(con.Getenv)...)

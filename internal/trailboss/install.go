@@ -23,7 +23,12 @@ var hooks = install.Spec{
 	// every stop twice).
 	Legacy: []string{"trailboss-emit.sh"},
 	// A prompt: unstuck, which the daemon takes for any session.
-	Env:  []string{"TRAILBOSS_URL", "TRAILBOSS_DAEMON_URL", "TMUX_PANE", "XDG_RUNTIME_DIR", "PULSE_LOG"},
+	Env: []install.Var{
+		{Name: EnvDaemonURL, Help: "the daemon's endpoint, used as given (default " + DefaultURL + EventPath + ")"},
+		{Name: EnvURL, Help: "the daemon's base URL, when " + EnvDaemonURL + " is unset; " + EventPath + " is appended. Loopback only, unless --allow-remote"},
+		{Name: EnvPane, Help: "the agent's tmux pane, set by tmux: Trail Boss routes by it (without it stuck and registered are not sent)"},
+		{Name: EnvClaudeSession, Help: "the session, when the payload names none (Claude Code sets it for its hooks)"},
+	},
 	Test: install.Test{Stdin: `{"session_id":"hookwire-doctor","cwd":"/","hook_event_name":"UserPromptSubmit","prompt":"doctor"}`},
 }
 

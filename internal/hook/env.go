@@ -60,7 +60,12 @@ func HomeVars() []Var {
 	var out []Var
 	for _, d := range agent.Installable() {
 		if s := d.Settings; s.HomeVar != "" {
-			out = append(out, Var{Name: s.HomeVar, Help: fmt.Sprintf("%s's config home (default %s): install and doctor find its settings there", d.Title, DefaultHome(s))})
+			help := fmt.Sprintf("%s's config home (default %s): install and doctor find its settings there", d.Title, DefaultHome(s))
+			if d.Burn != nil && d.Burn.Locate != nil {
+				// Locate looks under the same home (Home).
+				help += ", and the token burn its transcript when a hook does not name it"
+			}
+			out = append(out, Var{Name: s.HomeVar, Help: help})
 		}
 	}
 	return out

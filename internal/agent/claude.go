@@ -34,6 +34,8 @@ var claude = &Dialect{
 		{"PreCompact", Compact, false},
 		{"SessionEnd", SessionEnd, false},
 	},
+	// Claude Code also names the session in its hooks' environment.
+	Paths:  Paths{SessionEnv: "CLAUDE_CODE_SESSION_ID"},
 	Refine: refineClaude,
 	Burn:   &Burn{Format: transcript.Claude},
 	Settings: &Settings{

@@ -201,12 +201,13 @@ var byName = func() map[string]*Dialect {
 }()
 
 // For is an agent's dialect; ok is false for a name no dialect has, which
-// is parsed as Claude Code's (what the plugins of other agents write).
+// is parsed as what the plugins of other agents write (plugin: Claude
+// Code's shape).
 func For(a Agent) (d *Dialect, ok bool) {
 	if d, ok := byName[strings.ToLower(string(a))]; ok {
 		return d, true
 	}
-	return claude, false
+	return plugin, false
 }
 
 // Installable lists the dialects install can write hooks for, in registry order.

@@ -43,15 +43,34 @@ func (b *Binary) environment() []Var {
 		}
 	}
 	vars := append(own, Env...)
-	if homes := HomeVars(); len(homes) > 0 {
-		// One entry: Agents says whose each is.
-		v := Var{Name: homes[0].Name, Help: "the agents' config homes (Agents, below): install and doctor find their settings there"}
-		for _, h := range homes[1:] {
-			v.Also = append(v.Also, h.Name)
+	// One entry each: Agents says whose each home is.
+	vars = append(vars, merge(HomeVars(), "the agents' config homes (Agents, below): install and doctor find their settings there"))
+	return append(vars, merge(SessionVars(), "the session, when the agent's payload names none (the agent sets it for its hooks)"))
+}
+
+// merge is one entry for vars, with help.
+func merge(vars []Var, help string) Var {
+	v := Var{Help: help}
+	for _, x := range vars {
+		if v.Name == "" {
+			v.Name = x.Name
+		} else {
+			v.Also = append(v.Also, x.Name)
 		}
-		vars = append(vars, v)
 	}
-	return vars
+	return v
+}
+
+// SessionVars are the variables in which agents name the session to their
+// hooks, read when the payload does not (each dialect's Paths.SessionEnv).
+func SessionVars() []Var {
+	var out []Var
+	for _, d := range agent.Dialects() {
+		if e := d.Paths.SessionEnv; e != "" {
+			out = append(out, Var{Name: e, Help: fmt.Sprintf("the session, when %s's payload names none (%s sets it for its hooks)", d.Title, d.Title)})
+		}
+	}
+	return out
 }
 
 // HomeVars are the agents' config-home variables, which install and doctor

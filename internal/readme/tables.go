@@ -369,6 +369,9 @@ func envTable() string {
 	for _, v := range hook.HomeVars() {
 		add(v, "all: `install`, `doctor`")
 	}
+	for _, v := range hook.SessionVars() {
+		add(v, "all")
+	}
 	t := table{head: []string{"variable", "binaries", "meaning"}}
 	for _, r := range rows {
 		var binaries, meanings []string

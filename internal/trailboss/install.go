@@ -27,7 +27,6 @@ var hooks = install.Spec{
 		{Name: EnvDaemonURL, Help: "the daemon's endpoint, used as given (default " + DefaultURL + EventPath + ")"},
 		{Name: EnvURL, Help: "the daemon's base URL, when " + EnvDaemonURL + " is unset; " + EventPath + " is appended. Loopback only, unless --allow-remote"},
 		{Name: EnvPane, Help: "the agent's tmux pane, set by tmux: Trail Boss routes by it (without it stuck and registered are not sent)"},
-		{Name: EnvClaudeSession, Help: "the session, when the payload names none (Claude Code sets it for its hooks)"},
 	},
 	Test: install.Test{Stdin: `{"session_id":"hookwire-doctor","cwd":"/","hook_event_name":"UserPromptSubmit","prompt":"doctor"}`},
 }

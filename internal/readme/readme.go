@@ -4,14 +4,14 @@
 // (hook.Env). A new agent (one Dialect) or a new variable shows in the
 // README with no edit here.
 //
-// README.md marks each table:
+// README.md and ARCHITECTURE.md mark each table:
 //
 //	<!-- generated: agents -->
 //	…
 //	<!-- end -->
 //
 // and Update rewrites what is between the marks. The test fails when the
-// README is not current; go generate ./internal/readme makes it so.
+// file is not current; go generate ./internal/readme makes it so.
 package readme
 
 import (

@@ -17,48 +17,59 @@ import (
 
 //go:generate go test -run ^TestREADME$ -update
 
-var update = flag.Bool("update", false, "rewrite README.md's generated tables")
+var update = flag.Bool("update", false, "rewrite the generated tables of README.md and ARCHITECTURE.md")
 
-const readme = "../../README.md"
+// docs are the files with generated tables, and whether each must hold
+// every table.
+var docs = []struct {
+	path string
+	all  bool
+}{
+	{"../../README.md", true},
+	{"../../ARCHITECTURE.md", false},
+}
 
-// TestREADME fails when a generated table of README.md is not what the code
-// says (an agent, a setting or a variable changed, or the table was edited
-// by hand).
+// TestREADME fails when a generated table of README.md or ARCHITECTURE.md
+// is not what the code says (an agent, a setting or a variable changed, or
+// the table was edited by hand).
 func TestREADME(t *testing.T) {
-	doc, err := os.ReadFile(readme)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := Update(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name := range Tables {
-		if !bytes.Contains(doc, []byte("<!-- generated: "+name+" -->\n")) {
-			t.Errorf("README.md has no <!-- generated: %s --> table", name)
-		}
-	}
-	if bytes.Equal(got, doc) {
-		return
-	}
-	if *update {
-		if err := os.WriteFile(readme, got, 0o644); err != nil {
+	for _, doc := range docs {
+		name := filepath.Base(doc.path)
+		have, err := os.ReadFile(doc.path)
+		if err != nil {
 			t.Fatal(err)
 		}
-		return
+		want, err := Update(have)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for table := range Tables {
+			if doc.all && !bytes.Contains(have, []byte("<!-- generated: "+table+" -->\n")) {
+				t.Errorf("%s has no <!-- generated: %s --> table", name, table)
+			}
+		}
+		if bytes.Equal(want, have) {
+			continue
+		}
+		if *update {
+			if err := os.WriteFile(doc.path, want, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		t.Errorf("%s's generated tables are not current: run go generate ./internal/readme\n%s", name, firstDiff(name, have, want))
 	}
-	t.Errorf("README.md's generated tables are not current: run go generate ./internal/readme\n%s", firstDiff(doc, got))
 }
 
 // firstDiff shows the first line that differs.
-func firstDiff(a, b []byte) string {
+func firstDiff(name string, a, b []byte) string {
 	al, bl := strings.Split(string(a), "\n"), strings.Split(string(b), "\n")
 	for i := range min(len(al), len(bl)) {
 		if al[i] != bl[i] {
-			return "README.md:" + strconv.Itoa(i+1) + ":\n  have: " + al[i] + "\n  want: " + bl[i]
+			return name + ":" + strconv.Itoa(i+1) + ":\n  have: " + al[i] + "\n  want: " + bl[i]
 		}
 	}
-	return "README.md: the lengths differ"
+	return name + ": the lengths differ"
 }
 
 // TestUpdateRefusesUnknownTable: a mark with a typo is an error, not a

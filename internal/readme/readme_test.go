@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"flag"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hookwire/hookwire/internal/agent"
+	"github.com/hookwire/hookwire/internal/hook"
 	"github.com/hookwire/hookwire/internal/install"
 )
 
@@ -131,17 +131,12 @@ func TestTablesNameEveryAgent(t *testing.T) {
 // TestHelp: each binary's --help lists its variables, every binary's, and
 // every agent, from the same data as the README.
 func TestHelp(t *testing.T) {
-	dir := t.TempDir()
-	build := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "../../cmd/...")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 	for _, s := range surfaces() {
-		out, err := exec.Command(filepath.Join(dir, s.Name), "--help").Output()
-		if err != nil {
-			t.Fatalf("%s --help: %v", s.Name, err)
+		var out bytes.Buffer
+		if code := hook.Run(s.Binary, []string{"--help"}, nil, &out, &out); code != 0 {
+			t.Fatalf("%s --help: exit %d\n%s", s.Name, code, out.String())
 		}
-		help := string(out)
+		help := out.String()
 		if strings.Count(help, "Environment:") != 1 {
 			t.Errorf("%s --help: %d Environment sections, want 1 (a hand-written one in its Help?)", s.Name, strings.Count(help, "Environment:"))
 		}

@@ -3,6 +3,9 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -49,6 +52,19 @@ var claude = &Dialect{
 	},
 	Reply:    claudeReply,
 	Approves: func(Event) bool { return true },
+	Owns:     claudeOwns,
+}
+
+// claudeOwns: Claude Code writes <config>/sessions/<pid>.json for each
+// running process, naming its session. That file is undocumented, hence
+// the exact match.
+func claudeOwns(pid int, session string, getenv func(string) string) bool {
+	dir := Home(getenv, "CLAUDE_CONFIG_DIR", ".claude")
+	if dir == "" || session == "" {
+		return false
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "sessions", strconv.Itoa(pid)+".json"))
+	return err == nil && gjson.GetBytes(b, "sessionId").String() == session
 }
 
 func refineClaude(ev *Event, p gjson.Result) {

@@ -54,6 +54,11 @@ type Dialect struct {
 	// Input.Transcripts is set).
 	Answer func(ev *Event)
 
+	// Owns reports whether process pid runs the session (the agent's own
+	// record of it); Process walks up from a hook to find it. Nil: the
+	// agent keeps no such record.
+	Owns func(pid int, session string, getenv func(string) string) bool
+
 	// Settings is where and how the agent keeps its hooks; nil when it has
 	// none install can write.
 	Settings *Settings

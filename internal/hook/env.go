@@ -80,9 +80,12 @@ func HomeVars() []Var {
 	for _, d := range agent.Installable() {
 		if s := d.Settings; s.HomeVar != "" {
 			help := fmt.Sprintf("%s's config home (default %s): install and doctor find its settings there", d.Title, DefaultHome(s))
+			// Locate and Owns look under the same home (agent.Home).
 			if d.Burn != nil && d.Burn.Locate != nil {
-				// Locate looks under the same home (Home).
-				help += ", and the token burn its transcript when a hook does not name it"
+				help += "; the token burn finds its transcript there when a hook does not name it"
+			}
+			if d.Owns != nil {
+				help += "; its session records there name the agent's process (PULSE_PID's default)"
 			}
 			out = append(out, Var{Name: s.HomeVar, Help: help})
 		}

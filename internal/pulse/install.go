@@ -22,9 +22,7 @@ var claudeHooks = install.Spec{
 	},
 	// The reference adapter this binary replaces.
 	Legacy: []string{"claude-companion/hooks/pulse.py"},
-	Env: append(slices.Clip(emitEnv),
-		install.Var{Name: "NOCTALIA_PULSE_DRYRUN", Help: "the reference adapter's name for PULSE_DRYRUN"},
-		install.Var{Name: "CLAUDE_CONFIG_DIR", Help: "where Claude Code's sessions/<pid>.json name the pid of a session (default ~/.claude)"}),
+	Env:    append(slices.Clip(emitEnv), install.Var{Name: "NOCTALIA_PULSE_DRYRUN", Help: "the reference adapter's name for PULSE_DRYRUN"}),
 	Test: install.Test{Args: []string{"idle"},
 		Stdin: `{"session_id":"hookwire","hook_event_name":"SessionStart","cwd":"/"}`},
 }

@@ -367,7 +367,7 @@ func envTable() string {
 		}
 	}
 	for _, v := range hook.HomeVars() {
-		add(v, "all: `install`, `doctor`")
+		add(v, "all")
 	}
 	for _, v := range hook.SessionVars() {
 		add(v, "all")

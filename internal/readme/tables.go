@@ -273,7 +273,7 @@ func hooksTable() string {
 		for _, g := range groups {
 			who := codes(g)
 			if len(g) == len(hooked) {
-				who = "all"
+				who = "every agent binary"
 			}
 			t.add(title, codes(rows[strings.Join(g, " ")]), who)
 			title = ""

@@ -79,7 +79,7 @@ func (c *doctorCmd) Run(con *hook.Console) error {
 	for _, check := range c.checks {
 		findings = append(findings, check(con.Getenv)...)
 	}
-	findings = append(findings, stateDir(con.Getenv, c.spec.Binary), debugLog(con.Getenv))
+	findings = append(findings, c.spec.environment(con.Getenv), stateDir(con.Getenv, c.spec.Binary), debugLog(con.Getenv))
 	if c.Send {
 		findings = append(findings, c.send(con.Getenv, bin))
 	}
@@ -179,6 +179,31 @@ func (s Spec) installedIn(a *Agent, data []byte) bool {
 	}
 	out, err := s.Uninstall(a, data)
 	return err == nil && !bytes.Equal(out, data)
+}
+
+// environment says which of the binary's own variables (--help lists them)
+// are set here, and to what; a value whose name looks like a secret is not
+// shown.
+func (s Spec) environment(getenv func(string) string) Finding {
+	var set []string
+	for _, v := range s.Env {
+		for _, name := range v.Names() {
+			switch value := getenv(name); {
+			case value == "":
+			case geminiSecretName.MatchString(name):
+				set = append(set, name+" (set, not shown)")
+			default:
+				set = append(set, name+"="+value)
+			}
+		}
+	}
+	if len(set) == 0 {
+		if len(s.Env) == 0 {
+			return Finding{Status: Info, What: "environment: " + s.Binary + " reads no variable of its own"}
+		}
+		return Finding{Status: Info, What: "environment: none of " + s.Binary + "'s variables is set here (" + s.Binary + " --help lists them)"}
+	}
+	return Finding{Status: Info, What: "environment: " + strings.Join(set, ", ") + " (where the agent runs its hooks, its own environment counts)"}
 }
 
 func stateDir(getenv func(string) string, binary string) Finding {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hookwire/hookwire/internal/hook"
 	"github.com/hookwire/hookwire/internal/state"
+	"github.com/hookwire/hookwire/internal/text"
 
 	"github.com/hookwire/hookwire/internal/agent"
 )
@@ -183,7 +184,7 @@ func (s Spec) installedIn(a *Agent, data []byte) bool {
 
 // environment says which of the binary's own variables (--help lists them)
 // are set here, and to what; a value whose name looks like a secret is not
-// shown.
+// shown, and credentials in the others (a URL's userinfo) are redacted.
 func (s Spec) environment(getenv func(string) string) Finding {
 	var set []string
 	for _, v := range s.Env {
@@ -193,7 +194,7 @@ func (s Spec) environment(getenv func(string) string) Finding {
 			case geminiSecretName.MatchString(name):
 				set = append(set, name+" (set, not shown)")
 			default:
-				set = append(set, name+"="+value)
+				set = append(set, name+"="+text.Redact(value)) // a URL's userinfo
 			}
 		}
 	}

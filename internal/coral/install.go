@@ -7,6 +7,7 @@ import (
 
 	"github.com/hookwire/hookwire/internal/agent"
 	"github.com/hookwire/hookwire/internal/install"
+	"github.com/hookwire/hookwire/internal/text"
 	"github.com/hookwire/hookwire/internal/transport/httpsend"
 )
 
@@ -57,10 +58,11 @@ func sessionCheck(getenv func(string) string) []install.Finding {
 	if from == "" {
 		from = "Coral's default port"
 	}
+	shown := text.Redact(base) // a URL's userinfo is not for the screen
 	if _, err := (httpsend.Request{Method: "GET", URL: base + "/", MaxReply: -1}).Do(ctx); err != nil {
-		out = append(out, install.Finding{Status: install.Info, What: "Coral's server does not answer at " + base + " (from " + from + "; goals and confidences are not posted): " + err.Error()})
+		out = append(out, install.Finding{Status: install.Info, What: "Coral's server does not answer at " + shown + " (from " + from + "; goals and confidences are not posted): " + text.Redact(err.Error())})
 	} else {
-		out = append(out, install.Finding{Status: install.OK, What: "Coral's server answers at " + base + " (from " + from + ")"})
+		out = append(out, install.Finding{Status: install.OK, What: "Coral's server answers at " + shown + " (from " + from + ")"})
 	}
 	return out
 }

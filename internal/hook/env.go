@@ -172,6 +172,9 @@ func (b *Binary) help() string {
 		strings.ReplaceAll(ScriptHelp, "<binary>", b.Name)
 }
 
+// helpText is (*Binary).help, or a test's.
+var helpText = (*Binary).help
+
 // dialectNames are the --agent names of every dialect, for a hook's --agent
 // flag (${dialects}).
 func dialectNames() string {

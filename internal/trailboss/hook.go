@@ -23,9 +23,8 @@ func Hook() hook.Binary {
 		Name: Name,
 		Help: `Put a coding agent's session in the Trail Boss queue while it waits on you.
 
-Reads the hook JSON on stdin (Claude Code, Gemini CLI, Antigravity, Codex,
-Cursor, Copilot CLI; Codex's notify JSON as the last argument) and POSTs one
-normalized event to the Trail Boss daemon:
+Reads the hook JSON on stdin, of any agent below (Codex's notify JSON as the
+last argument), and POSTs one normalized event to the Trail Boss daemon:
 
   session start             registered
   turn end, error           stuck (stopped), with the last assistant message

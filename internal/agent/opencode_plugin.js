@@ -53,10 +53,12 @@ export const hookwire = async ({ directory }) => {
   // One event at a time, in order: the next process starts when the one
   // before exits, or after orderMs at most (a slow binary never holds the
   // queue long). What is still queued when opencode exits (`opencode run`
-  // exits right after its last event, session.idle) starts at once, and
-  // in no order.
+  // exits right after its last event, session.idle or session.error)
+  // starts at once; on Unix each through sh, which first waits (orderMs at
+  // most) for the process before it to end, so that the order holds.
   const queue = []
   let busy = false
+  let last // the process last started, while it runs
   const next = () => {
     if (busy || queue.length === 0) return
     busy = true
@@ -65,22 +67,31 @@ export const hookwire = async ({ directory }) => {
       if (done) return
       done = true
       busy = false
+      last = undefined
       next()
     }
     const child = start(...queue.shift())
     if (!child) return finish()
+    last = child
     child.on("exit", finish)
     child.on("error", finish)
     setTimeout(finish, orderMs).unref?.()
   }
   process.on("exit", () => {
-    for (const [fd, timeout] of queue.splice(0)) start(fd, timeout)
+    let after = last?.pid
+    for (const [fd, timeout] of queue.splice(0)) after = start(fd, timeout, after)?.pid
   })
 
-  // start runs the command with the payload file open as its stdin.
-  const start = (fd, timeout) => {
+  // start runs the command with the payload file open as its stdin; after
+  // a process id, once that process has ended.
+  const start = (fd, timeout, after) => {
+    let argv = config.command
+    if (after && process.platform !== "win32") {
+      const wait = `i=0; while kill -0 ${after} 2>/dev/null && [ $i -lt ${orderMs / 10} ]; do sleep 0.01; i=$((i+1)); done; exec "$@"`
+      argv = ["/bin/sh", "-c", wait, "sh", ...config.command]
+    }
     try {
-      const child = spawn(config.command[0], config.command.slice(1), {
+      const child = spawn(argv[0], argv.slice(1), {
         cwd: directory,
         detached: true,
         windowsHide: true,

@@ -35,7 +35,9 @@ import { join } from "node:path"
 /*hookwire*/ const config = { command: ["hookwire"], events: {} }
 
 const maxText = 16384
-const orderMs = 1000
+// A process the queue waits for longer is left to run on its own: a hookwire
+// binary ends within 3 s (its own hard deadline).
+const orderMs = 3000
 // `opencode run` (its first word that is not an option) answers one prompt
 // and exits: no session end follows its turn's end, or its error.
 const run = process.argv.slice(2).find((a) => !a.startsWith("-")) === "run"

@@ -55,6 +55,10 @@ type Dialect struct {
 	// Burn is where the agent's token usage is; nil when it keeps none
 	// that is known.
 	Burn *Burn
+	// HookRecords says the agent writes a user record into its transcript
+	// for each hook it ran: a reader of the transcript would take it for the
+	// person answering (Trail Boss's reconcile does), so it gets none.
+	HookRecords bool
 	// Answer reads a turn's final answer from the transcript, where the turn
 	// end does not carry it (Parse calls it for a TurnEnd when
 	// Input.Transcripts is set).

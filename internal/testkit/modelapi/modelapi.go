@@ -1,8 +1,8 @@
 // Package modelapi is a scripted stand-in for the model APIs the real coding
 // agents talk to: Anthropic Messages (Claude Code, Copilot CLI), Gemini
-// (Gemini CLI) and OpenAI Responses (Codex). The live tests point an agent at
-// it, offline, and it answers with a fixed script: tool calls in the agent's
-// own vocabulary, then a final answer.
+// (Gemini CLI), OpenAI Responses (Codex) and OpenAI Chat Completions (Qwen
+// Code). The live tests point an agent at it, offline, and it answers with a
+// fixed script: tool calls in the agent's own vocabulary, then a final answer.
 //
 // The script is stateless over the conversation: the step a request gets is
 // the number of tool results the request already carries. A retried tool
@@ -102,7 +102,7 @@ type Exchange struct {
 // for requests that IsSubagent picks (Claude Code's subagents run their own
 // conversation through the same endpoint).
 type Server struct {
-	Wire       string // "anthropic", "gemini" or "openai"
+	Wire       string // "anthropic", "gemini", "openai" (Responses) or "chat" (Chat Completions)
 	Script     Script
 	Subagent   *Script
 	IsSubagent func(body []byte) bool
@@ -171,6 +171,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ok = s.gemini(w, r, body, &ex)
 	case "openai":
 		ok = s.openai(w, r, body, &ex)
+	case "chat":
+		ok = s.chat(w, r, body, &ex)
 	}
 	if !ok {
 		http.Error(w, `{"error":{"message":"not scripted"}}`, http.StatusNotFound)

@@ -21,7 +21,7 @@ import (
 )
 
 func main() {
-	wire := flag.String("wire", "anthropic", "anthropic, gemini or openai")
+	wire := flag.String("wire", "anthropic", "anthropic, gemini, openai (Responses) or chat (Chat Completions)")
 	script := flag.String("script", "", "the script, a JSON file {\"steps\":[{\"text\",\"tool\",\"input\"}],\"answer\"}")
 	sub := flag.String("subagent", "", "the script for Claude Code's subagents (requests marked cc_is_subagent=true)")
 	logDir := flag.String("log", "", "directory for the requests and exchanges")

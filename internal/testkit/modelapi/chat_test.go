@@ -1,0 +1,84 @@
+package modelapi
+
+import (
+	"testing"
+
+	"github.com/tidwall/gjson"
+)
+
+// Chat Completions, streamed: the narration, the tool call assembled from its
+// fragments, finish_reason tool_calls, then the usage in a last chunk with no
+// choices and [DONE]. The step is the number of role "tool" messages.
+func TestChatScript(t *testing.T) {
+	s := &Server{Wire: "chat", Script: script}
+	url, err := s.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	tools := `"tools":[{"type":"function","function":{"name":"Bash"}}],"model":"qwen-x"`
+	stream := post(t, url+"/v1/chat/completions", `{`+tools+`,"stream":true,"messages":[{"role":"user","content":"go"}]}`)
+	ev := sseData(stream)
+	var text, name, args, id, finish string
+	var usage gjson.Result
+	for _, e := range ev {
+		c := e.Get("choices.0")
+		text += c.Get("delta.content").String()
+		tc := c.Get("delta.tool_calls.0")
+		id += tc.Get("id").String()
+		name += tc.Get("function.name").String()
+		args += tc.Get("function.arguments").String()
+		if f := c.Get("finish_reason").String(); f != "" {
+			finish = f
+		}
+		if e.Get("usage").Exists() {
+			usage = e.Get("usage")
+			if len(e.Get("choices").Array()) != 0 {
+				t.Errorf("usage chunk has choices: %s", e.Raw)
+			}
+		}
+	}
+	if text != "Let me look." || name != "Bash" || args != `{"command":"ls"}` || id == "" || finish != "tool_calls" {
+		t.Errorf("step 0: text %q name %q args %q id %q finish %q", text, name, args, id, finish)
+	}
+	u := stepUsage(0)
+	u.CacheWrite5m, u.CacheWrite1h = 0, 0
+	if usage.Get("prompt_tokens").Int() != int64(u.Input+u.CacheRead) ||
+		usage.Get("prompt_tokens_details.cached_tokens").Int() != int64(u.CacheRead) ||
+		usage.Get("completion_tokens").Int() != int64(u.Output) ||
+		usage.Get("completion_tokens_details.reasoning_tokens").Int() != int64(u.Reasoning) {
+		t.Errorf("usage %s for %+v", usage.Raw, u)
+	}
+	if got := stream[len(stream)-len("data: [DONE]\n\n"):]; got != "data: [DONE]\n\n" {
+		t.Errorf("stream ends with %q", got)
+	}
+
+	post(t, url+"/v1/chat/completions", `{"messages":[{"role":"user","content":"title?"}]}`) // no tools: a side request
+	one := `{` + tools + `,"messages":[{"role":"user","content":"go"},{"role":"assistant","tool_calls":[{}]},{"role":"tool","content":"ok"}]}`
+	msg := gjson.Parse(post(t, url+"/v1/chat/completions", one)) // not streamed
+	if msg.Get("choices.0.message.tool_calls.0.function.name").String() != "Read" ||
+		msg.Get("choices.0.message.tool_calls.0.function.arguments").String() != `{"file_path":"/x"}` ||
+		msg.Get("choices.0.message.content").Type != gjson.Null || msg.Get("choices.0.finish_reason").String() != "tool_calls" {
+		t.Errorf("step 1: %s", msg.Raw)
+	}
+	two := `{` + tools + `,"messages":[{"role":"tool"},{"role":"tool"}]}`
+	msg = gjson.Parse(post(t, url+"/v1/chat/completions", two))
+	if msg.Get("choices.0.message.content").String() != "Done." || msg.Get("choices.0.finish_reason").String() != "stop" ||
+		msg.Get("choices.0.message.tool_calls").Exists() {
+		t.Errorf("answer: %s", msg.Raw)
+	}
+
+	kinds := ""
+	for _, e := range s.Exchanges() {
+		kinds += e.Kind + " "
+	}
+	if kinds != "step side step answer " {
+		t.Errorf("kinds: %s", kinds)
+	}
+	_, scripted, n := s.Served()
+	want := stepUsage(0).Add(stepUsage(1)).Add(stepUsage(2))
+	want.CacheWrite5m, want.CacheWrite1h = 0, 0
+	if n != 3 || scripted != want {
+		t.Errorf("served %d scripted %+v, want 3 %+v", n, scripted, want)
+	}
+}

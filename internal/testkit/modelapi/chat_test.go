@@ -1,6 +1,9 @@
 package modelapi
 
 import (
+	"io"
+	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/tidwall/gjson"
@@ -80,5 +83,27 @@ func TestChatScript(t *testing.T) {
 	want.CacheWrite5m, want.CacheWrite1h = 0, 0
 	if n != 3 || scripted != want {
 		t.Errorf("served %d scripted %+v, want 3 %+v", n, scripted, want)
+	}
+}
+
+// Fail answers every request with the status and an error body.
+func TestFail(t *testing.T) {
+	s := &Server{Wire: "chat", Script: script, Fail: 400}
+	url, err := s.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	resp, err := http.Post(url+"/v1/chat/completions", "application/json", strings.NewReader(`{"model":"m","tools":[{}],"messages":[]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 400 || gjson.GetBytes(b, "error.message").String() != "scripted failure (HTTP 400)" {
+		t.Errorf("%d %s", resp.StatusCode, b)
+	}
+	if ex := s.Exchanges(); len(ex) != 1 || ex[0].Kind != "error" || ex[0].Usage != nil {
+		t.Errorf("exchanges %+v", ex)
 	}
 }

@@ -24,6 +24,8 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+
+	"github.com/tidwall/gjson"
 )
 
 // Step is one model turn that calls a tool.
@@ -92,7 +94,7 @@ type Exchange struct {
 	Path   string          `json:"path"` // with the query
 	Model  string          `json:"model,omitempty"`
 	Body   json.RawMessage `json:"-"`
-	Kind   string          `json:"kind"` // "step", "answer", "side", "count" or "unknown"
+	Kind   string          `json:"kind"` // "step", "answer", "side", "count", "error" (Fail) or "unknown"
 	Step   int             `json:"step"` // the scripted step, for kind step or answer
 	Tool   string          `json:"tool,omitempty"`
 	Usage  *Usage          `json:"usage,omitempty"`
@@ -107,6 +109,10 @@ type Server struct {
 	Subagent   *Script
 	IsSubagent func(body []byte) bool
 	Model      string // reported model; empty echoes the request's
+	// Fail, when set, is the HTTP status every request is answered with,
+	// an error body in the OpenAI/Anthropic shape: an API error, for the
+	// agents' error paths.
+	Fail int
 
 	mu        sync.Mutex
 	exchanges []Exchange
@@ -163,6 +169,16 @@ func (s *Server) Served() (all, scripted Usage, responses int) {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	ex := Exchange{Wire: s.Wire, Method: r.Method, Path: r.URL.RequestURI(), Body: body, Kind: "unknown"}
+	if s.Fail != 0 {
+		ex.Kind, ex.Model = "error", gjson.GetBytes(body, "model").String()
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(s.Fail)
+		fmt.Fprintf(w, `{"type":"error","error":{"type":"scripted_error","code":%d,"message":"scripted failure (HTTP %d)"}}`+"\n", s.Fail, s.Fail)
+		s.mu.Lock()
+		s.exchanges = append(s.exchanges, ex)
+		s.mu.Unlock()
+		return
+	}
 	var ok bool
 	switch s.Wire {
 	case "anthropic":

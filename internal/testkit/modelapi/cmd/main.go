@@ -25,8 +25,9 @@ func main() {
 	script := flag.String("script", "", "the script, a JSON file {\"steps\":[{\"text\",\"tool\",\"input\"}],\"answer\"}")
 	sub := flag.String("subagent", "", "the script for Claude Code's subagents (requests marked cc_is_subagent=true)")
 	logDir := flag.String("log", "", "directory for the requests and exchanges")
+	fail := flag.Int("fail", 0, "answer every request with this HTTP status and an error body (an API error)")
 	flag.Parse()
-	s := &modelapi.Server{Wire: *wire}
+	s := &modelapi.Server{Wire: *wire, Fail: *fail}
 	load := func(file string, into *modelapi.Script) {
 		b, err := os.ReadFile(file)
 		if err == nil {

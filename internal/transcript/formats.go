@@ -32,6 +32,9 @@ const (
 	// Copilot is Copilot CLI's session-state/<id>/events.jsonl: one
 	// session.usage_record per model call, with an accounting identity.
 	Copilot
+	// Qwen is Qwen Code's projects/<project>/chats/<session>.jsonl: one
+	// assistant record per model call, with the call's usageMetadata.
+	Qwen
 )
 
 // The prefilters: a line without its key carries nothing for the format.
@@ -41,6 +44,7 @@ var (
 	geminiUsageKey  = []byte(`"tokens"`)
 	copilotUsageKey = []byte(`"session.usage_record"`)
 	copilotTurnKey  = []byte(`.message"`) // "user.message", "assistant.message"
+	qwenUsageKey    = []byte(`"usageMetadata"`)
 )
 
 // linesOf counts the usage lines of region (whole lines) for formats other
@@ -56,6 +60,8 @@ func (s *Session) linesOf(region []byte, main bool, f Format) error {
 		keys, parse = [][]byte{geminiUsageKey}, parseGemini
 	case Copilot:
 		keys, parse = [][]byte{copilotUsageKey, copilotTurnKey}, parseCopilot
+	case Qwen:
+		keys, parse = [][]byte{qwenUsageKey}, parseQwen
 	default:
 		return nil
 	}
@@ -274,5 +280,37 @@ func parseCopilot(line []byte) (r record, ok bool) {
 	if root.Get("agentId").Str == "" { // a subagent's call (counted) names its own model
 		r.model = u.Get("model").Str
 	}
+	return r, true
+}
+
+// Qwen Code 0.24 writes each model call's reply as a record
+//
+//	{"uuid":…,"sessionId":…,"timestamp":…,"type":"assistant",…,"model":"…",
+//	 "message":{"role":"model","parts":[…]},"usageMetadata":{"promptTokenCount",
+//	 "candidatesTokenCount","thoughtsTokenCount","totalTokenCount","cachedContentTokenCount"}}
+//
+// in Gemini's names but with OpenAI's meanings (recorded against chat
+// completions): promptTokenCount is prompt_tokens (cached included) and
+// candidatesTokenCount is completion_tokens, reasoning included, so
+// thoughtsTokenCount is not added to it. The ui_telemetry records beside
+// repeat the figures under other names and are not read.
+func parseQwen(line []byte) (r record, ok bool) {
+	root, ok := object(line)
+	if !ok || root.Get("type").Str != "assistant" {
+		return r, false
+	}
+	u := root.Get("usageMetadata")
+	if !u.IsObject() {
+		return r, false
+	}
+	in, cached := n(u.Get("promptTokenCount")), n(u.Get("cachedContentTokenCount"))
+	r.usage = Usage{In: max(0, in-cached), Out: n(u.Get("candidatesTokenCount")), CacheRead: cached}
+	if id := root.Get("uuid").Str; id != "" {
+		r.key = hash64([]byte("qwen"), []byte(id))
+	} else {
+		r.key = hash64([]byte("qwen-line"), bytes.TrimSpace(line))
+	}
+	r.ts = millis(root.Get("timestamp").Str)
+	r.model = root.Get("model").Str
 	return r, true
 }

@@ -30,6 +30,7 @@ const (
 	ToolStart     Kind = "tool_start"     // about to run a tool
 	ToolEnd       Kind = "tool_end"       // a tool finished; see Event.OK
 	Permission    Kind = "permission"     // blocked on an approval
+	Review        Kind = "review"         // the agent asks its hooks whether a tool may run; no person is asked
 	Attention     Kind = "attention"      // waiting on the human otherwise
 	TurnEnd       Kind = "turn_end"       // output ready for the human
 	Interrupted   Kind = "interrupted"    // the user cut the turn short
@@ -42,15 +43,16 @@ const (
 )
 
 // Kinds lists every known kind except Unknown, in lifecycle order.
-var Kinds = []Kind{SessionStart, Prompt, Thinking, ToolStart, ToolEnd, Permission,
+var Kinds = []Kind{SessionStart, Prompt, Thinking, ToolStart, ToolEnd, Permission, Review,
 	Attention, TurnEnd, Interrupted, Error, Compact, SubagentStart, SubagentStop, Text, SessionEnd}
 
 // Agent names a dialect. An --agent value that names no dialect is kept as
 // given (Coucou routes by it) and parsed as Claude-shaped JSON, which is what
-// the opencode, amp and hermes plugins write.
+// the plugins of agents without a dialect write.
 type Agent string
 
-// The dialects.
+// The dialects' names, for this package's own use: each dialect's file says
+// all there is to know about its agent.
 const (
 	Claude      Agent = "claude"
 	Gemini      Agent = "gemini"
@@ -98,6 +100,9 @@ type Event struct {
 	// Script says the event came from a script's arguments (the generic
 	// lifecycle), not from an agent's payload.
 	Script bool
+	// Final says the session ends with this event though the agent sends no
+	// session end (a one-shot run's turn end: codex exec).
+	Final bool
 }
 
 // Get reads a field of the original payload, for the rare target need that the

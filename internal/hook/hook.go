@@ -296,7 +296,7 @@ func (inv *Invocation) run(args []string) int {
 		kong.Description(inv.bin.Help + "\n\n" + strings.ReplaceAll(ScriptHelp, "<binary>", inv.bin.Name)),
 		kong.Writers(inv.stdout, inv.stderr),
 		kong.Exit(func(code int) { panic(exitRequest(code)) }),
-		kong.Vars{"version": inv.bin.Name + " " + inv.rec.Version},
+		kong.Vars{"version": inv.bin.Name + " " + inv.rec.Version, "agents": strings.Join(agent.InstallableNames(), ",")},
 		kong.Bind(inv),
 	}
 	interactive := map[string]bool{}

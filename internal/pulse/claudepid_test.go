@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 )
 
 func TestParentOf(t *testing.T) {
@@ -60,15 +59,5 @@ func TestShort(t *testing.T) {
 	// Ids that share a first segment but are not UUIDs.
 	if short("ci-build-1") == short("ci-build-2") {
 		t.Error("ci-build-1 and ci-build-2 share a slot")
-	}
-}
-
-func TestUUIDv7Time(t *testing.T) {
-	ms, ok := uuidV7Time("01a22ce7-8a3e-7ff1-8d87-a521c73f1cd1")
-	if !ok || time.UnixMilli(ms).UTC().Format(time.RFC3339) != "2026-11-30T14:41:41Z" {
-		t.Errorf("%d %v: %v", ms, ok, time.UnixMilli(ms).UTC())
-	}
-	if _, ok := uuidV7Time("d63ac083-c016-4a5e-9d4f-0d0b1f7e2a11"); ok {
-		t.Error("a UUIDv4 has no time")
 	}
 }

@@ -406,6 +406,8 @@ var normalizers = []struct {
 	{regexp.MustCompile(`/[0-9]{4}/[0-9]{2}/[0-9]{2}/rollout-[0-9T-]+-`), `/<date>/rollout-<date>-`},
 	// The scripted API numbers its ids across conversations.
 	{regexp.MustCompile(`\b(toolu|call|fc|msg|resp)_[0-9]{24}\b`), `${1}_<id>`},
+	// Qwen Code makes up its tool_use_id: toolu_<ms>_<random>.
+	{regexp.MustCompile(`\btoolu_[0-9]{13}_[a-z0-9]+\b`), `toolu_<qwen-id>`},
 	{regexp.MustCompile(`(?m)^Content-Length: [0-9]+`), `Content-Length: <n>`},
 	{regexp.MustCompile(`(?m)^Host: 127\.0\.0\.1:[0-9]+`), `Host: 127.0.0.1:<port>`},
 	// Pulse: the event only. The figures of a mid-turn event depend on how

@@ -2,6 +2,7 @@ package modelapi
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/tidwall/gjson"
 )
@@ -29,7 +30,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, body []byte, ex *E
 	var call map[string]any // the tool call, as a non-streaming message holds it
 	var u Usage
 	finish := "stop"
-	if len(req.Get("tools").Array()) > 0 {
+	if len(req.Get("tools").Array()) > 0 && !suggestion(req) {
 		results := 0
 		req.Get("messages").ForEach(func(_, m gjson.Result) bool {
 			if m.Get("role").String() == "tool" {
@@ -101,4 +102,24 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, body []byte, ex *E
 		e.f.Flush()
 	}
 	return true
+}
+
+// suggestion picks Qwen Code's prompt suggestions: after each answer its
+// interactive UI asks the model, tools offered, what the user might type
+// next ("[SUGGESTION MODE: …" as the last user message). It is a side
+// request, which Qwen writes nowhere.
+func suggestion(req gjson.Result) bool {
+	msgs := req.Get("messages").Array()
+	if len(msgs) == 0 {
+		return false
+	}
+	last := msgs[len(msgs)-1]
+	if last.Get("role").Str != "user" {
+		return false
+	}
+	text := last.Get("content").Str
+	if c := last.Get("content"); c.IsArray() {
+		text = c.Get("0.text").Str
+	}
+	return strings.HasPrefix(text, "[SUGGESTION MODE:")
 }

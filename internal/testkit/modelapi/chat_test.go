@@ -71,11 +71,17 @@ func TestChatScript(t *testing.T) {
 		t.Errorf("answer: %s", msg.Raw)
 	}
 
+	// Qwen Code's prompt suggestion, tools offered, is a side request.
+	sug := `{` + tools + `,"messages":[{"role":"tool"},{"role":"user","content":[{"type":"text","text":"[SUGGESTION MODE: Suggest what the user might naturally type next.]"}]}]}`
+	if got := gjson.Parse(post(t, url+"/v1/chat/completions", sug)); got.Get("choices.0.message.content").String() != "Scripted side answer." {
+		t.Errorf("suggestion: %s", got.Raw)
+	}
+
 	kinds := ""
 	for _, e := range s.Exchanges() {
 		kinds += e.Kind + " "
 	}
-	if kinds != "step side step answer " {
+	if kinds != "step side step answer side " {
 		t.Errorf("kinds: %s", kinds)
 	}
 	_, scripted, n := s.Served()

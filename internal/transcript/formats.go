@@ -45,6 +45,7 @@ var (
 	copilotUsageKey = []byte(`"session.usage_record"`)
 	copilotTurnKey  = []byte(`.message"`) // "user.message", "assistant.message"
 	qwenUsageKey    = []byte(`"usageMetadata"`)
+	qwenUserKey     = []byte(`"type":"user"`)
 )
 
 // linesOf counts the usage lines of region (whole lines) for formats other
@@ -61,7 +62,8 @@ func (s *Session) linesOf(region []byte, main bool, f Format) error {
 	case Copilot:
 		keys, parse = [][]byte{copilotUsageKey, copilotTurnKey}, parseCopilot
 	case Qwen:
-		keys, parse = [][]byte{qwenUsageKey}, parseQwen
+		// A user record opens a turn; the assistant records carry the usage.
+		keys, parse = [][]byte{qwenUsageKey, qwenUserKey}, parseQwen
 	default:
 		return nil
 	}
@@ -78,10 +80,15 @@ func (s *Session) linesOf(region []byte, main bool, f Format) error {
 				}
 			case Copilot:
 				s.copilotTurn(line)
+			case Qwen:
+				s.qwenTurn(line)
 			}
 		}
 		if !has(0) {
 			return
+		}
+		if f == Qwen {
+			s.qwenTurn(line)
 		}
 		r, ok := parse(line)
 		if !ok {
@@ -109,6 +116,24 @@ func (s *Session) copilotTurn(line []byte) {
 	case "assistant.message":
 		d := root.Get("data")
 		if len(d.Get("toolRequests").Array()) == 0 && !d.Get("parentToolCallId").Exists() && root.Get("agentId").Str == "" {
+			s.TurnEnded = true
+			s.FinalTS = max(s.FinalTS, millis(root.Get("timestamp").Str))
+		}
+	}
+}
+
+// qwenTurn follows Qwen Code's turns as Copilot's: a user record opens one,
+// an assistant record that calls no function ends it.
+func (s *Session) qwenTurn(line []byte) {
+	root, ok := object(line)
+	if !ok {
+		return
+	}
+	switch root.Get("type").Str {
+	case "user":
+		s.TurnEnded = false
+	case "assistant":
+		if len(root.Get("message.parts.#.functionCall").Array()) == 0 {
 			s.TurnEnded = true
 			s.FinalTS = max(s.FinalTS, millis(root.Get("timestamp").Str))
 		}

@@ -95,6 +95,7 @@ func TestQwenRecorded(t *testing.T) {
 		"SessionStart": SessionStart, "InstructionsLoaded": Unknown, "PreToolUse": ToolStart,
 		"PermissionRequest": Permission, "PostToolUse": ToolEnd, "PostToolUseFailure": ToolEnd,
 		"PostToolBatch": Unknown, "MessageDisplay": Unknown, "Stop": TurnEnd, "SessionEnd": SessionEnd,
+		"SubagentStart": SubagentStart, "SubagentStop": SubagentStop,
 	}
 	prompts, turns := 0, 0
 	for _, f := range files {
@@ -143,7 +144,7 @@ func TestQwenRecorded(t *testing.T) {
 					t.Errorf("%s: tool use id %q, not the model's", rel, ev.ToolUseID)
 				}
 				switch ev.Tool {
-				case "Bash", "Read", "Write", "Edit", "Grep", "Glob":
+				case "Bash", "Read", "Write", "Edit", "Grep", "Glob", "Task":
 				default:
 					t.Errorf("%s: tool %q is not in the canonical vocabulary", rel, ev.Tool)
 				}
@@ -151,9 +152,10 @@ func TestQwenRecorded(t *testing.T) {
 		}
 	}
 	// One prompt and one answer a session (api-error and permission-prompt
-	// end before their answer).
-	if prompts != 8 || turns != 6 {
-		t.Errorf("%d prompts, %d turn ends; want 8 and 6", prompts, turns)
+	// end before their answer; subagent's background subagent brings a
+	// second turn, which no prompt opens).
+	if prompts != 9 || turns != 8 {
+		t.Errorf("%d prompts, %d turn ends; want 9 and 8", prompts, turns)
 	}
 }
 
@@ -189,6 +191,14 @@ func TestQwenRecordedFields(t *testing.T) {
 			is(t, "Kind", ev.Kind, Permission)
 			is(t, "Tool", ev.Tool, "Bash")
 			is(t, "command", gjson.GetBytes(ev.ToolInput, "command").Str, "touch marker")
+		}},
+		{"qwen-0.24.4/subagent/07-PreToolUse.json", "qwen", nil, func(t *testing.T, ev Event) {
+			is(t, "Tool", ev.Tool, "Task")
+			is(t, "description", gjson.GetBytes(ev.ToolInput, "description").Str, "Echo a marker")
+		}},
+		{"qwen-0.24.4/subagent/08-SubagentStart.json", "", nil, func(t *testing.T, ev Event) {
+			is(t, "Agent", ev.Agent, Agent("qwen"))
+			is(t, "Kind", ev.Kind, SubagentStart)
 		}},
 		{"qwen-0.24.4/tools/09-PreToolUse.json", "qwen", nil, func(t *testing.T, ev Event) {
 			is(t, "Tool", ev.Tool, "Edit")

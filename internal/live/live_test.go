@@ -187,6 +187,9 @@ func cmdModelAPI(ts *testscript.TestScript, neg bool, args []string) {
 		if f, ok := strings.CutPrefix(a, "subagent="); ok {
 			sub := load(f)
 			s.Subagent, s.IsSubagent = &sub, modelapi.ClaudeSubagent
+			if args[1] == "chat" {
+				s.IsSubagent = modelapi.QwenSubagent
+			}
 		}
 		if f, ok := strings.CutPrefix(a, "fail="); ok {
 			if _, err := fmt.Sscan(f, &s.Fail); err != nil {

@@ -213,6 +213,11 @@ func TestLiveRecordedTranscripts(t *testing.T) {
 				f, file = transcript.Copilot, "events.jsonl"
 			case strings.HasPrefix(agentDir, "qwen-"):
 				f, file = transcript.Qwen, "chats-session.jsonl"
+				// A session with a subagent keeps Qwen's layout:
+				// chats/<session>.jsonl, subagents/<session>/agent-….jsonl.
+				if chats, _ := filepath.Glob(filepath.Join(dir, "chats", "*.jsonl")); len(chats) == 1 {
+					file, _ = filepath.Rel(dir, chats[0])
+				}
 			default:
 				t.Fatalf("no format for %s", agentDir)
 			}

@@ -1,6 +1,7 @@
 package modelapi
 
 import (
+	"bytes"
 	"net/http"
 	"strings"
 
@@ -122,4 +123,10 @@ func suggestion(req gjson.Result) bool {
 		text = c.Get("0.text").Str
 	}
 	return strings.HasPrefix(text, "[SUGGESTION MODE:")
+}
+
+// QwenSubagent picks Qwen Code's subagent requests: a subagent's system
+// prompt says it works for a parent agent.
+func QwenSubagent(body []byte) bool {
+	return bytes.Contains(body, []byte("subagent working for a parent agent"))
 }

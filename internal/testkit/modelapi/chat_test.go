@@ -1,6 +1,7 @@
 package modelapi
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
@@ -111,5 +112,28 @@ func TestFail(t *testing.T) {
 	}
 	if ex := s.Exchanges(); len(ex) != 1 || ex[0].Kind != "error" || ex[0].Usage != nil {
 		t.Errorf("exchanges %+v", ex)
+	}
+}
+
+// Qwen Code's subagents get their own script.
+func TestChatSubagent(t *testing.T) {
+	sub := Script{Steps: []Step{{Tool: "run_shell_command", Input: json.RawMessage(`{"command":"echo sub"}`)}}, Answer: "Sub done."}
+	s := &Server{Wire: "chat", Script: script, Subagent: &sub, IsSubagent: QwenSubagent}
+	url, err := s.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	req := `{"tools":[{}],"messages":[{"role":"system","content":"You are a general-purpose subagent working for a parent agent."},{"role":"user","content":"go"}]}`
+	got := gjson.Parse(post(t, url+"/v1/chat/completions", req))
+	if got.Get("choices.0.message.tool_calls.0.function.name").String() != "run_shell_command" {
+		t.Errorf("subagent step 0: %s", got.Raw)
+	}
+	main := `{"tools":[{}],"messages":[{"role":"system","content":"You are Qwen Code."},{"role":"user","content":"go"}]}`
+	if got := gjson.Parse(post(t, url+"/v1/chat/completions", main)); got.Get("choices.0.message.tool_calls.0.function.name").String() != "Bash" {
+		t.Errorf("main step 0: %s", got.Raw)
+	}
+	if ex := s.Exchanges(); ex[0].Kind != "sub" || ex[1].Kind != "step" {
+		t.Errorf("kinds %s %s", ex[0].Kind, ex[1].Kind)
 	}
 }

@@ -3,6 +3,9 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -34,6 +37,8 @@ var claude = &Dialect{
 		{"PreCompact", Compact, false},
 		{"SessionEnd", SessionEnd, false},
 	},
+	// Claude Code also names the session in its hooks' environment.
+	Paths:  Paths{SessionEnv: "CLAUDE_CODE_SESSION_ID"},
 	Refine: refineClaude,
 	Burn:   &Burn{Format: transcript.Claude},
 	Settings: &Settings{
@@ -47,6 +52,19 @@ var claude = &Dialect{
 	},
 	Reply:    claudeReply,
 	Approves: func(Event) bool { return true },
+	Owns:     claudeOwns,
+}
+
+// claudeOwns: Claude Code writes <config>/sessions/<pid>.json for each
+// running process, naming its session. That file is undocumented, hence
+// the exact match.
+func claudeOwns(pid int, session string, getenv func(string) string) bool {
+	dir := Home(getenv, "CLAUDE_CONFIG_DIR", ".claude")
+	if dir == "" || session == "" {
+		return false
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "sessions", strconv.Itoa(pid)+".json"))
+	return err == nil && gjson.GetBytes(b, "sessionId").String() == session
 }
 
 func refineClaude(ev *Event, p gjson.Result) {

@@ -90,6 +90,12 @@ func refineCopilot(ev *Event, p gjson.Result) {
 		}
 	case "postToolUseFailure":
 		ev.OK = false
+	case "errorOccurred":
+		// A recoverable error (a model call Copilot retries) does not end
+		// the turn: nothing to show.
+		if p.Get("recoverable").Type == gjson.True {
+			ev.Kind = Unknown
+		}
 	}
 }
 

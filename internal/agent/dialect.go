@@ -54,6 +54,11 @@ type Dialect struct {
 	// Input.Transcripts is set).
 	Answer func(ev *Event)
 
+	// Owns reports whether process pid runs the session (the agent's own
+	// record of it); Process walks up from a hook to find it. Nil: the
+	// agent keeps no such record.
+	Owns func(pid int, session string, getenv func(string) string) bool
+
 	// Settings is where and how the agent keeps its hooks; nil when it has
 	// none install can write.
 	Settings *Settings
@@ -201,12 +206,13 @@ var byName = func() map[string]*Dialect {
 }()
 
 // For is an agent's dialect; ok is false for a name no dialect has, which
-// is parsed as Claude Code's (what the plugins of other agents write).
+// is parsed as what the plugins of other agents write (plugin: Claude
+// Code's shape).
 func For(a Agent) (d *Dialect, ok bool) {
 	if d, ok := byName[strings.ToLower(string(a))]; ok {
 		return d, true
 	}
-	return claude, false
+	return plugin, false
 }
 
 // Installable lists the dialects install can write hooks for, in registry order.

@@ -59,6 +59,18 @@ var (
 	}
 )
 
+// plugin reads an agent without a dialect: its own plugin runs a binary
+// with --agent NAME and JSON shaped like Claude Code's, under the field
+// names Coucou's relays read for any agent.
+var plugin = &Dialect{
+	Title: "another agent's plugin", Events: claude.Events, Refine: refineClaude,
+	Paths: Paths{
+		Session:   []string{"sessionId", "conversationId", "conversation_id"},
+		Tool:      []string{"toolName"},
+		ToolInput: []string{"toolArgs"},
+	},
+}
+
 // generic is a shell script or a CI job: no payload, the event and its
 // fields as arguments (script.go).
 var generic = &Dialect{Agent: Generic, Title: "scripts and CI"}

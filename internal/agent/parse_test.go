@@ -389,9 +389,10 @@ var parseCases = []parseCase{
 	// Aider sends nothing at all.
 	{"aider", "aider", nil, "",
 		Event{Agent: Aider, Kind: TurnEnd, Name: "notification", Session: "proj", Cwd: "/home/u/proj", Time: now}},
-	// A script with no payload.
+	// A script with no payload, run where an agent names its session
+	// (parse's environment has GEMINI_SESSION_ID): the agent's session.
 	{"generic", "", []string{"session_end"}, "",
-		Event{Agent: Generic, Kind: SessionEnd, Name: "session_end", Cwd: "/home/u/proj", Time: now, Script: true}},
+		Event{Agent: Generic, Kind: SessionEnd, Name: "session_end", Session: "env-session", Cwd: "/home/u/proj", Time: now, Script: true}},
 	// An agent this suite has no dialect for, writing Claude-shaped JSON.
 	{"unknown agent", "opencode", nil, `{"hook_event_name":"PreToolUse","session_id":"oc-1","cwd":"/w","tool_name":"bash","tool_input":{"command":"ls"}}`,
 		Event{Agent: "opencode", Kind: ToolStart, Name: "PreToolUse", Session: "oc-1", Cwd: "/w", Tool: "bash",

@@ -1,16 +1,12 @@
 package coucou
 
 import (
-	"bytes"
-
-	"encoding/json"
 	"os"
 	"runtime"
 	"strings"
 	"time"
 
 	"github.com/alecthomas/kong"
-	"github.com/tidwall/gjson"
 
 	"github.com/hookwire/hookwire/internal/agent"
 	"github.com/hookwire/hookwire/internal/hook"
@@ -98,14 +94,12 @@ func (c *relayCLI) Run(inv *hook.Invocation) error {
 			inv.Notef("--agent %q is not a name the app accepts (^[a-z0-9-]{1,24}$): the event goes to the Claude Code pill", name)
 		}
 	}
-	in := inv.Stdin()
-	payload, eventArg := in.Data, c.Event
-	if js := notifyJSON(append([]string{c.Event}, c.Rest...)); js != nil && !object(payload) {
-		// Codex's notify program: the JSON is the last argument.
-		payload, eventArg = js, ""
-	}
 	ev := inv.Event(name, args) // for the log, the session-end budget, and what the dialect normalizes
-	if ev.Script && !object(payload) {
+	// The payload as the dialect read it: stdin, or the argument an agent
+	// passes its JSON in (Codex's notify program); cut at the stdin cap, its
+	// complete leading fields.
+	payload := ev.Raw
+	if ev.Script && payload == nil {
 		// A script's event, by arguments: the payload Claude Code would
 		// have sent, on a pill of its own.
 		payload = ScriptPayload(ev)
@@ -130,8 +124,8 @@ func (c *relayCLI) Run(inv *hook.Invocation) error {
 	if c.Ask {
 		kind = KindAsk
 	}
-	line, event, ok := Translate(payload, Input{Event: eventArg, Agent: tag, Getenv: inv.Getenv, Getwd: os.Getwd,
-		Truncated: in.Truncated, Now: time.Now(), Kind: kind, Parsed: &ev})
+	line, event, ok := Translate(payload, Input{Event: c.Event, Agent: tag, Getenv: inv.Getenv, Getwd: os.Getwd,
+		Now: time.Now(), Kind: kind, Parsed: &ev})
 	if !ok {
 		inv.Skip("stdin: no JSON object: nothing to relay")
 		c.reply(inv, ev, None, nil)
@@ -177,7 +171,7 @@ func (c *relayCLI) Run(inv *hook.Invocation) error {
 		// A question's answer goes back as the question's own input, exactly
 		// as Claude Code sent it, with the answers added.
 		if d == Answer && question {
-			if updated, ok := UpdatedInput([]byte(gjson.GetBytes(in.Data, "tool_input").Raw), answer.Body); ok {
+			if updated, ok := UpdatedInput([]byte(ev.Get("tool_input").Raw), answer.Body); ok {
 				if r := AnswerReply(ev, updated); r != "" {
 					inv.Reply([]byte(r + "\n"))
 					return nil
@@ -192,7 +186,7 @@ func (c *relayCLI) Run(inv *hook.Invocation) error {
 		}
 		d = None
 	}
-	c.reply(inv, ev, d, []byte(gjson.GetBytes(in.Data, "permission_suggestions").Raw))
+	c.reply(inv, ev, d, []byte(ev.Get("permission_suggestions").Raw))
 	return nil
 }
 
@@ -219,23 +213,6 @@ func (c *relayCLI) decisionTimeout(inv *hook.Invocation) time.Duration {
 		inv.Notef("decision timeout %q is not a duration like 90s: using %v", v, def)
 	}
 	return def
-}
-
-// notifyJSON returns the last argument when it is a JSON object.
-func notifyJSON(args []string) []byte {
-	if len(args) == 0 {
-		return nil
-	}
-	last := []byte(strings.TrimSpace(args[len(args)-1]))
-	if object(last) && json.Valid(last) { // linear, bounded depth (agent.Salvage)
-		return last
-	}
-	return nil
-}
-
-func object(b []byte) bool {
-	b = bytes.TrimSpace(b)
-	return len(b) > 0 && b[0] == '{'
 }
 
 func clip(b []byte) string {

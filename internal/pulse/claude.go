@@ -325,11 +325,11 @@ func (c *claudeCLI) update(inv *hook.Invocation, store *state.Store, name string
 			inv.Notef("state: %v", err)
 		}
 	}
-	// The pid walk looks for Claude Code's own session files.
-	if ev.Agent == agent.Claude && (s.PID == 0 || !ownsSession(claudeConfigDir(inv.Getenv), s.PID, ev.Session)) {
+	// The agent's process, where its dialect can tell which runs the session.
+	if d, _ := agent.For(ev.Agent); d.Owns != nil && (s.PID == 0 || !d.Owns(s.PID, ev.Session, inv.Getenv)) {
 		s.PID = 0
-		if dir := claudeConfigDir(inv.Getenv); dir != "" && PID(inv.Getenv) == "" {
-			s.PID = claudePID(ev.Session, dir)
+		if PID(inv.Getenv) == "" {
+			s.PID = d.Process(ev.Session, inv.Getenv)
 		}
 	}
 	if b, err := s.MarshalBinary(); err == nil {

@@ -90,10 +90,6 @@ func (c *hookCLI) Run(inv *hook.Invocation) error {
 
 	pane := inv.Getenv(EnvPane)
 	session := ev.Session
-	if session == "" && (ev.Agent == agent.Claude || ev.Agent == agent.Generic) {
-		// Claude Code also puts the session in its hooks' environment.
-		session = inv.Getenv(EnvClaudeSession)
-	}
 	if session == "" {
 		// Not the pane: the daemon deletes a session named after a pane
 		// (its bootstrap rows) when a real one stucks there.

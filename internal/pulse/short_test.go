@@ -1,37 +1,6 @@
 package pulse
 
-import (
-	"os"
-	"path/filepath"
-	"testing"
-)
-
-func TestParentOf(t *testing.T) {
-	procRoot = t.TempDir()
-	defer func() { procRoot = "/proc" }()
-	for pid, stat := range map[string]string{
-		"10": "10 (claude) S 1 10 10 0 -1",
-		"11": "11 (sh -c (pulse) x) S 10 11 11 0 -1", // a comm with spaces and parentheses
-		"12": "garbage",
-	} {
-		os.MkdirAll(filepath.Join(procRoot, pid), 0o755)
-		os.WriteFile(filepath.Join(procRoot, pid, "stat"), []byte(stat), 0o644)
-	}
-	for pid, want := range map[int]int{10: 1, 11: 10, 12: 0, 13: 0} {
-		if got := parentOf(pid); got != want {
-			t.Errorf("parentOf(%d) = %d, want %d", pid, got, want)
-		}
-	}
-}
-
-func TestOwnsSession(t *testing.T) {
-	dir := t.TempDir()
-	os.MkdirAll(filepath.Join(dir, "sessions"), 0o700)
-	os.WriteFile(filepath.Join(dir, "sessions", "40.json"), []byte(`{"pid":40,"sessionId":"abc-def"}`), 0o600)
-	if !ownsSession(dir, 40, "abc-def") || ownsSession(dir, 40, "abc") || ownsSession(dir, 41, "abc-def") || ownsSession(dir, 40, "") {
-		t.Error("ownsSession")
-	}
-}
+import "testing"
 
 // The short id names Pulse's slot: one per session, for every id shape.
 func TestShort(t *testing.T) {

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -59,6 +60,13 @@ var qwen = &Dialect{
 	// The chat, transcript_path in every payload, has each model call's
 	// usage (transcript.Qwen).
 	Burn: &Burn{Format: transcript.Qwen},
+	// Qwen tells its hooks the pid of the qwen process the user started
+	// (its launcher, which relaunches itself as a child: hook ← child ←
+	// launcher) and the session.
+	Owns: func(pid int, session string, getenv func(string) string) bool {
+		return session != "" && getenv("QWEN_CODE_SESSION_ID") == session &&
+			getenv("QWEN_CODE_LAUNCHER_PID") == strconv.Itoa(pid)
+	},
 	Settings: &Settings{
 		User: []string{".qwen", "settings.json"}, Project: []string{".qwen", "settings.json"},
 		HomeVar: "QWEN_HOME", HomeRel: []string{"settings.json"},

@@ -231,3 +231,15 @@ func TestQwenReply(t *testing.T) {
 		}
 	}
 }
+
+// The process that runs a Qwen session is the one its hooks are told of.
+func TestQwenOwns(t *testing.T) {
+	env := map[string]string{"QWEN_CODE_SESSION_ID": qwenSID, "QWEN_CODE_LAUNCHER_PID": "17007"}
+	getenv := func(k string) string { return env[k] }
+	if !qwen.Owns(17007, qwenSID, getenv) {
+		t.Error("the launcher does not own its session")
+	}
+	if qwen.Owns(17054, qwenSID, getenv) || qwen.Owns(17007, "another", getenv) || qwen.Owns(17007, "", func(string) string { return "" }) {
+		t.Error("another process, another session, or no word from Qwen owns it")
+	}
+}

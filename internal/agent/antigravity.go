@@ -36,9 +36,24 @@ var antigravity = &Dialect{
 		Reason:     []string{"terminationReason"},
 		ToolInput:  []string{"toolCall.args"},
 	},
+	Tools: map[string]string{
+		"run_command": Bash, "view_file": Read, "view_file_outline": Read, "view_code_item": Read,
+		"write_to_file": Write, "edit_file": Edit, "replace_file_content": Edit,
+		"multi_replace_file_content": Edit, "codebase_search": Grep, "grep_search": Grep,
+		"find_by_name": Glob, "list_dir": LS, "read_url_content": WebFetch, "search_web": WebSearch,
+		"command_status": BashOutput, "send_command_input": BashInput,
+		"browser_*": Browser, // browser_click, browser_navigate, …
+	},
 	Args: []Alias{
-		{"CommandLine", "command"}, {"FilePath", "file_path"}, {"Path", "path"},
-		{"Url", "url"}, {"Query", "query"}, {"Pattern", "pattern"},
+		{"CommandLine", ArgCommand}, {"FilePath", ArgFilePath}, {"AbsolutePath", ArgFilePath},
+		{"TargetFile", ArgFilePath}, {"CodeContent", ArgContent}, {"DirectoryPath", ArgPath},
+		{"SearchDirectory", ArgPath}, {"Path", ArgPath}, {"Url", ArgURL}, {"Query", ArgQuery},
+		{"Pattern", ArgPattern},
+	},
+	// Its searches of the code take a Query: the pattern.
+	ToolArgs: map[string][]Alias{
+		"codebase_search": {{"Query", ArgPattern}},
+		"grep_search":     {{"Query", ArgPattern}, {"SearchPath", ArgPath}},
 	},
 	Refine: refineAntigravity,
 	Settings: &Settings{

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -38,9 +39,15 @@ var claude = &Dialect{
 		{"SessionEnd", SessionEnd, false},
 	},
 	// Claude Code also names the session in its hooks' environment.
-	Paths:  Paths{SessionEnv: "CLAUDE_CODE_SESSION_ID"},
-	Refine: refineClaude,
-	Burn:   &Burn{Format: transcript.Claude},
+	Paths: Paths{SessionEnv: "CLAUDE_CODE_SESSION_ID"},
+	// Its names are the vocabulary; these are other versions' names.
+	Tools: map[string]string{
+		"agent": Task, "slashcommand": Skill, "killbash": KillShell, "taskstop": KillShell,
+		"taskoutput": BashOutput,
+	},
+	ToolArgs: map[string][]Alias{"slashcommand": {{"command", ArgSkill}}},
+	Refine:   refineClaude,
+	Burn:     &Burn{Format: transcript.Claude},
 	Settings: &Settings{
 		User: []string{".claude", "settings.json"}, Project: []string{".claude", "settings.json"},
 		HomeVar: "CLAUDE_CONFIG_DIR", HomeRel: []string{"settings.json"},
@@ -72,6 +79,15 @@ func refineClaude(ev *Event, p gjson.Result) {
 	case "Notification":
 		if ev.Reason == "permission_prompt" {
 			ev.Kind = Permission
+			if ev.Tool == "" {
+				// It names the tool only in words: "Claude needs your
+				// permission to use Bash".
+				if _, rest, ok := strings.Cut(ev.Message, "permission to use "); ok {
+					if f := strings.Fields(rest); len(f) > 0 {
+						ev.Tool = f[0]
+					}
+				}
+			}
 		}
 	case "PostToolUseFailure":
 		ev.OK = false

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -40,6 +41,19 @@ var codex = &Dialect{
 		Prompt:  []string{"input-messages.@reverse.0"},
 		Message: []string{"last-assistant-message"},
 	},
+	// Its hooks name the shell Bash; the other names are its tools' own,
+	// which its app server and older versions use. A command may be argv
+	// (["bash","-lc","cargo test"]): nameTool makes it a line.
+	Tools: map[string]string{
+		"shell": Bash, "local_shell": Bash, "exec_command": Bash, "container.exec": Bash,
+		"apply_patch": ApplyPatch, "update_plan": TodoWrite, "web_search": WebSearch,
+		"view_image": ViewImage, "write_stdin": BashInput,
+	},
+	Args: []Alias{{"cmd", ArgCommand}},
+	ToolArgs: map[string][]Alias{
+		"apply_patch": {{"input", ArgPatch}, {"command", ArgPatch}},
+		"view_image":  {{"path", ArgFilePath}},
+	},
 	Refine: refineCodex,
 	Burn: &Burn{Format: transcript.Codex, Locate: func(ev Event, getenv func(string) string) string {
 		return codexRollout(Home(getenv, "CODEX_HOME", ".codex"), ev.Session)
@@ -76,6 +90,17 @@ func detectCodex(p gjson.Result) bool {
 
 func refineCodex(ev *Event, p gjson.Result) {
 	refineClaude(ev, p)
+	if strings.EqualFold(ev.Tool, "apply_patch") {
+		// The file a patch edits is in its text: the first one is the
+		// file_path.
+		in := gjson.ParseBytes(ev.ToolInput)
+		for _, k := range []string{"input", "patch", "command"} {
+			if f := patchFile(in.Get(k).String()); f != "" && in.IsObject() && !in.Get(ArgFilePath).Exists() {
+				ev.ToolInput = setFields(ev.ToolInput, in, []arg{{ArgFilePath, strconv.Quote(f)}})
+				break
+			}
+		}
+	}
 	// `codex exec` runs one turn and fires no SessionEnd: its notify turn
 	// end is the session's last.
 	if ev.Name == "agent-turn-complete" && p.Get("client").Str == "codex_exec" {
@@ -114,6 +139,19 @@ func codexRollout(home, id string) string {
 		dir := filepath.Join(home, "sessions", d.Format("2006"), d.Format("01"), d.Format("02"))
 		if m, _ := filepath.Glob(filepath.Join(dir, "rollout-*-"+id+".jsonl")); len(m) > 0 {
 			return m[0]
+		}
+	}
+	return ""
+}
+
+// patchFile is the first file an apply_patch patch touches ("*** Update
+// File: src/lib.rs").
+func patchFile(p string) string {
+	for line := range strings.Lines(p) {
+		for _, marker := range []string{"*** Update File: ", "*** Add File: ", "*** Delete File: "} {
+			if f, ok := strings.CutPrefix(strings.TrimSpace(line), marker); ok {
+				return strings.TrimSpace(f)
+			}
 		}
 	}
 	return ""

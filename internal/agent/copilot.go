@@ -49,11 +49,17 @@ var copilot = &Dialect{
 		ToolInput:  []string{"toolArgs", "toolInput"}, // toolInput on permissionRequest
 	},
 	Tools: map[string]string{
-		"bash": "Bash", "view": "Read", "create": "Write", "edit": "Edit", "str_replace_editor": "Edit",
-		"grep": "Grep", "glob": "Glob", "fetch": "WebFetch", "web_fetch": "WebFetch",
-		"read_bash": "BashOutput", "stop_bash": "KillShell", "task": "Task", "update_todo": "TodoWrite",
+		"bash": Bash, "view": Read, "create": Write, "edit": Edit, "str_replace_editor": Edit,
+		"grep": Grep, "glob": Glob, "fetch": WebFetch, "web_fetch": WebFetch,
+		"read_bash": BashOutput, "write_bash": BashInput, "stop_bash": KillShell, "task": Task,
+		"update_todo": TodoWrite, "report_intent": Intent,
 	},
-	Args:   []Alias{{"path", "file_path"}, {"file_text", "content"}, {"old_str", "old_string"}, {"new_str", "new_string"}},
+	Args: []Alias{{"file_text", ArgContent}, {"old_str", ArgOldString}, {"new_str", ArgNewString}},
+	// path is the file of its file tools, the directory of its searches.
+	ToolArgs: map[string][]Alias{
+		"view": {{"path", ArgFilePath}}, "create": {{"path", ArgFilePath}}, "edit": {{"path", ArgFilePath}},
+		"str_replace_editor": {{"path", ArgFilePath}},
+	},
 	Refine: refineCopilot,
 	// Copilot CLI keeps $COPILOT_HOME/session-state/<id>/events.jsonl.
 	Burn: &Burn{Format: transcript.Copilot, Locate: func(ev Event, getenv func(string) string) string {

@@ -38,6 +38,22 @@ var cursor = &Dialect{
 		Cwd:     []string{"workspace_roots.0"},
 		Reason:  []string{"status"},
 	},
+	// Its hooks use Claude-like names (Shell, Read, Edit, Delete, …), its
+	// older events the tools' own; MCP tools are MCP:<tool>.
+	Tools: map[string]string{
+		"shell": Bash, "run_terminal_cmd": Bash, "read_file": Read, "edit_file": Edit,
+		"delete": Delete, "delete_file": Delete, "grep_search": Grep, "codebase_search": Grep,
+		"file_search": Glob, "list_dir": LS, "web_search": WebSearch,
+		"mcp:*": "mcp__*",
+	},
+	Args: []Alias{
+		{"target_file", ArgFilePath}, {"relative_workspace_path", ArgPath}, {"search_term", ArgQuery},
+	},
+	ToolArgs: map[string][]Alias{
+		"grep_search":     {{"query", ArgPattern}},
+		"codebase_search": {{"query", ArgPattern}},
+		"file_search":     {{"query", ArgPattern}},
+	},
 	Refine: refineCursor,
 	Settings: &Settings{
 		User: []string{".cursor", "hooks.json"}, Project: []string{".cursor", "hooks.json"},

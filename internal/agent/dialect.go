@@ -37,14 +37,20 @@ type Dialect struct {
 	Paths Paths
 	// Refine adjusts an event whose kind, OK or fields depend on the
 	// payload: the agent's lifecycle quirks. It runs after the fields are
-	// filled and the tool is named (Tools, Args).
+	// filled, in the agent's own tool and argument names; Tools and Args
+	// name them after it.
 	Refine func(ev *Event, p gjson.Result)
-	// Tools names the agent's tools in the canonical vocabulary, Claude
-	// Code's (tools.go): the key is the agent's name, lower-cased.
+	// Tools names the agent's tools in the canonical vocabulary (tools.go):
+	// the key is the agent's name, lower-cased; a key ending in "*" matches
+	// the names it begins, and a value ending in "*" keeps the rest. A name
+	// not in it is kept (an MCP tool, a tool the vocabulary lacks).
 	Tools map[string]string
 	// Args are the agent's argument names and the canonical ones, added
-	// beside them in the tool's input (never over a field it has).
-	Args []Alias
+	// beside them in the tool's input (never over a field it has), for
+	// every tool; ToolArgs the same for one tool, by the key of Tools, and
+	// they come first. From is a gjson path ("paths.0").
+	Args     []Alias
+	ToolArgs map[string][]Alias
 
 	// Burn is where the agent's token usage is; nil when it keeps none
 	// that is known.
@@ -188,7 +194,7 @@ type Reply struct {
 
 // registry lists every dialect, in detection order: a payload goes to the
 // first one whose Detect accepts it, else to Claude Code's.
-var registry = []*Dialect{antigravity, cursor, copilot, codex, qwen, gemini, claude, aider, muse, hermes, generic}
+var registry = []*Dialect{antigravity, cursor, copilot, codex, qwen, gemini, droid, claude, aider, muse, hermes, generic}
 
 // Dialects lists the dialects, in registry order.
 func Dialects() []*Dialect { return registry }

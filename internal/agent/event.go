@@ -78,9 +78,17 @@ type Event struct {
 	Cwd        string
 	Transcript string
 
+	// Tool is the tool's name in the canonical vocabulary (tools.go:
+	// Claude Code's names, Bash, Read, Edit, …), or the agent's own name
+	// for a tool the vocabulary lacks (an MCP tool); AgentTool is the name
+	// as the agent sent it. Surfaces act on Tool, and show it.
 	Tool      string
+	AgentTool string
 	ToolUseID string
-	ToolInput json.RawMessage // a JSON object, or nil
+	// ToolInput is the tool's arguments, a JSON object, or nil: the
+	// agent's own, then the canonical names of those that have one
+	// (file_path beside Antigravity's TargetFile; tools.go).
+	ToolInput json.RawMessage
 	// OK is false for a tool_end whose tool failed or was refused.
 	OK bool
 

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
@@ -40,6 +41,25 @@ var gemini = &Dialect{
 		Message:    []string{"prompt_response"},
 		Model:      []string{"llm_request.model"},
 		SessionEnv: "GEMINI_SESSION_ID",
+	},
+	Tools: map[string]string{
+		"run_shell_command": Bash, "read_file": Read, "read_many_files": Read, "get_internal_docs": Read,
+		"write_file": Write, "replace": Edit, "glob": Glob, "search_file_content": Grep, "grep_search": Grep,
+		"list_directory": LS, "web_fetch": WebFetch, "google_web_search": WebSearch, "save_memory": Memory,
+		"write_todos": TodoWrite, "update_topic": Intent, "ask_user": AskUserQuestion, "invoke_agent": Task,
+		"enter_plan_mode": EnterPlanMode, "exit_plan_mode": ExitPlanMode, "activate_skill": Skill,
+		"complete_task": CompleteTask, "read_mcp_resource": ReadMcpResource, "list_mcp_resources": ListMcpResource,
+	},
+	Args: []Alias{
+		{"absolute_path", ArgFilePath}, {"paths.0", ArgFilePath}, {"dir_path", ArgPath},
+		{"agent_name", ArgSubagentType},
+	},
+	ToolArgs: map[string][]Alias{
+		"get_internal_docs": {{"path", ArgFilePath}},
+		// update_topic's title is the line to show, its strategic_intent the
+		// longer account.
+		"update_topic":   {{"title", ArgIntent}, {"strategic_intent", ArgIntent}},
+		"activate_skill": {{"name", ArgSkill}},
 	},
 	Refine: refineGemini,
 	Burn:   &Burn{Format: transcript.Gemini},
@@ -93,6 +113,16 @@ func refineGemini(ev *Event, p gjson.Result) {
 			// only in the text the model reads.
 			ev.OK = false
 			ev.Error = "Exit Code: " + code
+		}
+	}
+	// After the switch: a ToolPermission names its tool there.
+	if strings.EqualFold(ev.Tool, "web_fetch") {
+		// web_fetch takes a prompt that holds the URLs ("Summarize
+		// https://…"): the first is the url.
+		if in := gjson.ParseBytes(ev.ToolInput); in.IsObject() && !in.Get(ArgURL).Exists() {
+			if u := firstURL(in.Get("prompt").String()); u != "" {
+				ev.ToolInput = setFields(ev.ToolInput, in, []arg{{ArgURL, strconv.Quote(u)}})
+			}
 		}
 	}
 }

@@ -1,11 +1,7 @@
 package agent
 
 import (
-	"bytes"
-	"strconv"
 	"strings"
-
-	"github.com/tidwall/gjson"
 )
 
 // universal resolves a name when the dialect does not know it: a positional
@@ -86,43 +82,4 @@ func ArgKind(ev Event, arg string) Kind {
 		}
 	}
 	return Lookup(arg)
-}
-
-// nameTool names ev's tool in the canonical vocabulary and adds the
-// canonical argument names after the agent's own.
-func nameTool(d *Dialect, ev *Event) {
-	if ev.Tool != "" {
-		if n, ok := d.Tools[strings.ToLower(ev.Tool)]; ok {
-			ev.Tool = n
-		}
-	}
-	addArgs(ev, d.Args)
-}
-
-// addArgs adds the canonical names for the arguments of ev's tool after the
-// agent's own, never over a field the input has.
-func addArgs(ev *Event, names []Alias) {
-	if len(ev.ToolInput) == 0 || len(names) == 0 {
-		return
-	}
-	in := gjson.ParseBytes(ev.ToolInput)
-	if !in.IsObject() {
-		return
-	}
-	out := bytes.TrimRight(ev.ToolInput, " \t\r\n")
-	if len(out) == 0 || out[len(out)-1] != '}' {
-		return
-	}
-	out = append([]byte(nil), out[:len(out)-1]...)
-	empty := len(in.Map()) == 0
-	for _, a := range names {
-		if v := in.Get(a.From); v.Exists() && !in.Get(a.To).Exists() {
-			if !empty {
-				out = append(out, ',')
-			}
-			out = append(append(append(out, strconv.Quote(a.To)...), ':'), v.Raw...)
-			empty = false
-		}
-	}
-	ev.ToolInput = append(out, '}')
 }

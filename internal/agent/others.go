@@ -25,6 +25,7 @@ var aider = &Dialect{
 var (
 	muse = &Dialect{
 		Agent: "muse", Title: "Muse", Events: claude.Events, Refine: refineClaude,
+		Tools: claude.Tools, ToolArgs: claude.ToolArgs,
 		Reply: func(name string, r Reply) string {
 			switch {
 			case name != "PermissionRequest":
@@ -40,6 +41,7 @@ var (
 	}
 	hermes = &Dialect{
 		Agent: "hermes", Title: "Hermes", Events: claude.Events, Refine: refineClaude,
+		Tools: claude.Tools, ToolArgs: claude.ToolArgs,
 		Reply: func(name string, r Reply) string {
 			if name != "PermissionRequest" {
 				return ""

@@ -98,10 +98,10 @@ func Parse(in Input) Event {
 	if ev.Kind == ToolEnd {
 		ev.OK = true // until the dialect says otherwise
 	}
-	nameTool(d, &ev)
 	if d.Refine != nil {
 		d.Refine(&ev, p)
 	}
+	d.nameTool(&ev)
 	if in.Transcripts && ev.Kind == TurnEnd && ev.Transcript != "" && d.Answer != nil {
 		d.Answer(&ev)
 	}

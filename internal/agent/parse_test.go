@@ -108,6 +108,7 @@ var parseCases = []parseCase{
 	{"claude/Notification/permission_prompt", "", nil, claudePayload("Notification", `,"message":"Claude needs your permission to use Bash","title":"Claude Code","notification_type":"permission_prompt"`),
 		with(claudeBase, func(e *Event) {
 			e.Kind, e.Name, e.Message, e.Reason = Permission, "Notification", "Claude needs your permission to use Bash", "permission_prompt"
+			e.Tool = Bash // named only in words
 		})},
 	{"claude/Notification/idle_prompt", "", nil, claudePayload("Notification", `,"message":"Claude is waiting for your input","notification_type":"idle_prompt"`),
 		with(claudeBase, func(e *Event) {
@@ -150,43 +151,57 @@ var parseCases = []parseCase{
 		with(geminiBase, func(e *Event) { e.Kind, e.Name, e.Prompt = Prompt, "BeforeAgent", "Explain this repo" })},
 	{"gemini/BeforeTool", "", nil, geminiPayload("BeforeTool", `,"tool_name":"run_shell_command","tool_input":{"command":"ls -la"}`),
 		with(geminiBase, func(e *Event) {
-			e.Kind, e.Name, e.Tool, e.ToolInput = ToolStart, "BeforeTool", "run_shell_command", json.RawMessage(`{"command":"ls -la"}`)
+			e.Kind, e.Name, e.Tool, e.ToolInput = ToolStart, "BeforeTool", Bash, json.RawMessage(`{"command":"ls -la"}`)
+			e.AgentTool = "run_shell_command"
 		})},
 	{"gemini/AfterTool", "", nil, geminiPayload("AfterTool", `,"tool_name":"read_file","tool_input":{"absolute_path":"/home/u/app/a.go"},"tool_response":{"llmContent":"package a","returnDisplay":""}`),
 		with(geminiBase, func(e *Event) {
-			e.Kind, e.Name, e.Tool, e.OK = ToolEnd, "AfterTool", "read_file", true
-			e.ToolInput = json.RawMessage(`{"absolute_path":"/home/u/app/a.go"}`)
+			e.Kind, e.Name, e.Tool, e.OK = ToolEnd, "AfterTool", Read, true
+			e.AgentTool = "read_file"
+			e.ToolInput = json.RawMessage(`{"absolute_path":"/home/u/app/a.go","file_path":"/home/u/app/a.go"}`)
 		})},
 	{"gemini/AfterTool/error", "", nil, geminiPayload("AfterTool", `,"tool_name":"read_file","tool_input":{},"tool_response":{"llmContent":"","error":"File not found"}`),
 		with(geminiBase, func(e *Event) {
-			e.Kind, e.Name, e.Tool, e.OK, e.Error = ToolEnd, "AfterTool", "read_file", false, "File not found"
+			e.Kind, e.Name, e.Tool, e.OK, e.Error = ToolEnd, "AfterTool", Read, false, "File not found"
+			e.AgentTool = "read_file"
 			e.ToolInput = json.RawMessage(`{}`)
 		})},
 	// Gemini CLI 0.61 as it really sends these (issue 11, defects 9, 10, 12).
 	{"gemini/AfterTool/error object", "", nil, geminiPayload("AfterTool", `,"tool_name":"read_file","tool_input":{"file_path":"nope.txt"},"tool_response":{"llmContent":"File not found: /home/u/app/nope.txt","returnDisplay":"File not found.","error":{"message":"File not found: /home/u/app/nope.txt","type":"file_not_found"}}`),
 		with(geminiBase, func(e *Event) {
-			e.Kind, e.Name, e.Tool, e.OK, e.Error = ToolEnd, "AfterTool", "read_file", false, "File not found: /home/u/app/nope.txt"
+			e.Kind, e.Name, e.Tool, e.OK, e.Error = ToolEnd, "AfterTool", Read, false, "File not found: /home/u/app/nope.txt"
+			e.AgentTool = "read_file"
 			e.ToolInput = json.RawMessage(`{"file_path":"nope.txt"}`)
 		})},
 	{"gemini/AfterTool/shell exit code", "", nil, geminiPayload("AfterTool", `,"tool_name":"run_shell_command","tool_input":{"command":"false"},"tool_response":{"llmContent":"Output: (empty)\nExit Code: 1\nProcess Group PGID: 4242","returnDisplay":""}`),
 		with(geminiBase, func(e *Event) {
-			e.Kind, e.Name, e.Tool, e.OK, e.Error = ToolEnd, "AfterTool", "run_shell_command", false, "Exit Code: 1"
+			e.Kind, e.Name, e.Tool, e.OK, e.Error = ToolEnd, "AfterTool", Bash, false, "Exit Code: 1"
+			e.AgentTool = "run_shell_command"
 			e.ToolInput = json.RawMessage(`{"command":"false"}`)
 		})},
 	{"gemini/AfterTool/shell output that mentions an exit code", "", nil, geminiPayload("AfterTool", `,"tool_name":"run_shell_command","tool_input":{"command":"cat log"},"tool_response":{"llmContent":"Output: Exit Code: 3\nall good\nProcess Group PGID: 4242","returnDisplay":""}`),
 		with(geminiBase, func(e *Event) {
-			e.Kind, e.Name, e.Tool, e.OK = ToolEnd, "AfterTool", "run_shell_command", true
+			e.Kind, e.Name, e.Tool, e.OK = ToolEnd, "AfterTool", Bash, true
+			e.AgentTool = "run_shell_command"
 			e.ToolInput = json.RawMessage(`{"command":"cat log"}`)
 		})},
 	{"gemini/Notification/ToolPermission", "", nil, geminiPayload("Notification", `,"notification_type":"ToolPermission","message":"Tool Confirm Shell Command requires execution","details":{"type":"exec","title":"Confirm Shell Command","command":"rm -rf build","rootCommand":"rm"}`),
 		with(geminiBase, func(e *Event) {
 			e.Kind, e.Name, e.Reason, e.Message = Permission, "Notification", "ToolPermission", "Tool Confirm Shell Command requires execution"
-			e.Tool, e.ToolInput = "run_shell_command", json.RawMessage(`{"command":"rm -rf build"}`)
+			e.Tool, e.ToolInput = Bash, json.RawMessage(`{"command":"rm -rf build"}`)
+			e.AgentTool = "run_shell_command"
 		})},
 	{"gemini/Notification/ToolPermission edit", "", nil, geminiPayload("Notification", `,"notification_type":"ToolPermission","message":"Tool Confirm Edit: a.go requires editing","details":{"type":"edit","title":"Confirm Edit: a.go","fileName":"a.go","filePath":"/home/u/app/a.go","fileDiff":"...","originalContent":"","newContent":"x","isModifying":false}`),
 		with(geminiBase, func(e *Event) {
 			e.Kind, e.Name, e.Reason, e.Message = Permission, "Notification", "ToolPermission", "Tool Confirm Edit: a.go requires editing"
-			e.Tool, e.ToolInput = "replace", json.RawMessage(`{"file_path":"/home/u/app/a.go"}`)
+			e.Tool, e.ToolInput = Edit, json.RawMessage(`{"file_path":"/home/u/app/a.go"}`)
+			e.AgentTool = "replace"
+		})},
+	{"gemini/Notification/ToolPermission info", "", nil, geminiPayload("Notification", `,"notification_type":"ToolPermission","message":"Tool Confirm Web Fetch requires confirmation","details":{"type":"info","title":"Confirm Web Fetch","prompt":"Summarize https://go.dev/doc/ please","urls":["https://go.dev/doc/"]}`),
+		with(geminiBase, func(e *Event) {
+			e.Kind, e.Name, e.Reason, e.Message = Permission, "Notification", "ToolPermission", "Tool Confirm Web Fetch requires confirmation"
+			e.Tool, e.ToolInput = WebFetch, json.RawMessage(`{"prompt":"Summarize https://go.dev/doc/ please","url":"https://go.dev/doc/"}`)
+			e.AgentTool = "web_fetch"
 		})},
 	{"gemini/Notification/other", "", nil, geminiPayload("Notification", `,"notification_type":"Other","message":"Waiting"`),
 		with(geminiBase, func(e *Event) { e.Kind, e.Name, e.Reason, e.Message = Attention, "Notification", "Other", "Waiting" })},
@@ -206,7 +221,7 @@ var parseCases = []parseCase{
 	{"gemini/BeforeModel is deliberately unmapped", "", nil, geminiPayload("BeforeModel", `,"llm_request":{"model":"gemini-2.5-pro"}`),
 		with(geminiBase, func(e *Event) { e.Kind, e.Name, e.Model = Unknown, "BeforeModel", "gemini-2.5-pro" })},
 	{"gemini/session from GEMINI_SESSION_ID", "gemini", []string{"PreToolUse"}, `{"cwd":"/home/u/app","tool_name":"glob"}`,
-		Event{Agent: Gemini, Kind: ToolStart, Name: "PreToolUse", Session: "env-session", Cwd: "/home/u/app", Tool: "glob", Time: now}},
+		Event{Agent: Gemini, Kind: ToolStart, Name: "PreToolUse", Session: "env-session", Cwd: "/home/u/app", Tool: Glob, AgentTool: "glob", Time: now}},
 
 	// Antigravity: no event name in the payload; the installer passes it.
 	{"antigravity/SessionStart", "", []string{"SessionStart"}, antigravityPayload(``),
@@ -219,12 +234,14 @@ var parseCases = []parseCase{
 		with(agyBase, func(e *Event) { e.Kind, e.Name = Thinking, "PreInvocation" })},
 	{"antigravity/PreToolUse", "", []string{"PreToolUse"}, antigravityPayload(`,"stepIdx":4,"toolCall":{"name":"run_command","args":{"CommandLine":"go test ./...","Cwd":"/home/u/app"}}`),
 		with(agyBase, func(e *Event) {
-			e.Kind, e.Name, e.Tool = ToolStart, "PreToolUse", "run_command"
+			e.Kind, e.Name, e.Tool = ToolStart, "PreToolUse", Bash
+			e.AgentTool = "run_command"
 			e.ToolInput = json.RawMessage(`{"CommandLine":"go test ./...","Cwd":"/home/u/app","command":"go test ./..."}`)
 		})},
 	{"antigravity/PostToolUse", "", []string{"PostToolUse"}, antigravityPayload(`,"stepIdx":4,"toolCall":{"name":"view_file","args":{"FilePath":"/home/u/app/a.go"}}`),
 		with(agyBase, func(e *Event) {
-			e.Kind, e.Name, e.Tool, e.OK = ToolEnd, "PostToolUse", "view_file", true
+			e.Kind, e.Name, e.Tool, e.OK = ToolEnd, "PostToolUse", Read, true
+			e.AgentTool = "view_file"
 			e.ToolInput = json.RawMessage(`{"FilePath":"/home/u/app/a.go","file_path":"/home/u/app/a.go"}`)
 		})},
 	{"antigravity/PostToolUse/error, null toolCall", "", []string{"PostToolUse"}, antigravityPayload(`,"stepIdx":5,"toolCall":null,"error":"command timed out"`),
@@ -297,7 +314,8 @@ var parseCases = []parseCase{
 		})},
 	{"cursor/beforeShellExecution", "", nil, cursorPayload("beforeShellExecution", `,"command":"npm test","cwd":"/home/u/app/web"`),
 		with(cursorBase, func(e *Event) {
-			e.Kind, e.Name, e.Tool, e.Cwd, e.ToolInput = ToolStart, "beforeShellExecution", "Shell", "/home/u/app/web", json.RawMessage(`{"command":"npm test"}`)
+			e.Kind, e.Name, e.Tool, e.Cwd, e.ToolInput = ToolStart, "beforeShellExecution", Bash, "/home/u/app/web", json.RawMessage(`{"command":"npm test"}`)
+			e.AgentTool = "Shell"
 		})},
 	{"cursor/beforeMCPExecution", "", nil, cursorPayload("beforeMCPExecution", `,"tool_name":"search_issues","tool_input":{"q":"bug"},"url":"http://localhost:7000"`),
 		with(cursorBase, func(e *Event) {
@@ -309,7 +327,8 @@ var parseCases = []parseCase{
 		})},
 	{"cursor/afterShellExecution", "", nil, cursorPayload("afterShellExecution", `,"command":"npm test","output":"ok"`),
 		with(cursorBase, func(e *Event) {
-			e.Kind, e.Name, e.Tool, e.OK, e.ToolInput = ToolEnd, "afterShellExecution", "Shell", true, json.RawMessage(`{"command":"npm test"}`)
+			e.Kind, e.Name, e.Tool, e.OK, e.ToolInput = ToolEnd, "afterShellExecution", Bash, true, json.RawMessage(`{"command":"npm test"}`)
+			e.AgentTool = "Shell"
 		})},
 	{"cursor/afterFileEdit", "", nil, cursorPayload("afterFileEdit", `,"file_path":"/home/u/app/a.go","edits":[{"old_string":"a","new_string":"b"}]`),
 		with(cursorBase, func(e *Event) {
@@ -317,7 +336,8 @@ var parseCases = []parseCase{
 		})},
 	{"cursor/postToolUseFailure", "", nil, cursorPayload("postToolUseFailure", `,"tool_name":"Shell","tool_input":{"command":"x"},"error_message":"not found"`),
 		with(cursorBase, func(e *Event) {
-			e.Kind, e.Name, e.Tool, e.OK, e.Error, e.ToolInput = ToolEnd, "postToolUseFailure", "Shell", false, "not found", json.RawMessage(`{"command":"x"}`)
+			e.Kind, e.Name, e.Tool, e.OK, e.Error, e.ToolInput = ToolEnd, "postToolUseFailure", Bash, false, "not found", json.RawMessage(`{"command":"x"}`)
+			e.AgentTool = "Shell"
 		})},
 	{"cursor/stop completed", "", nil, cursorPayload("stop", `,"status":"completed","loop_count":0`),
 		with(cursorBase, func(e *Event) { e.Kind, e.Name, e.Reason = TurnEnd, "stop", "completed" })},
@@ -344,14 +364,17 @@ var parseCases = []parseCase{
 	{"copilot/preToolUse, toolArgs as a string", "", []string{"preToolUse"}, copilotPayload(`,"toolName":"bash","toolArgs":"{\"command\":\"make\"}"`),
 		with(copilotBase, func(e *Event) {
 			e.Kind, e.Name, e.Tool, e.ToolInput = ToolStart, "preToolUse", "Bash", json.RawMessage(`{"command":"make"}`)
+			e.AgentTool = "bash"
 		})},
 	{"copilot/postToolUse", "", []string{"postToolUse"}, copilotPayload(`,"toolName":"view","toolArgs":{"path":"a.go"},"toolResult":{"resultType":"success","textResultForLlm":"..."}`),
 		with(copilotBase, func(e *Event) {
 			e.Kind, e.Name, e.Tool, e.OK, e.ToolInput = ToolEnd, "postToolUse", "Read", true, json.RawMessage(`{"path":"a.go","file_path":"a.go"}`)
+			e.AgentTool = "view"
 		})},
 	{"copilot/postToolUse failure", "", []string{"postToolUse"}, copilotPayload(`,"toolName":"bash","toolArgs":{"command":"x"},"toolResult":{"resultType":"failure"}`),
 		with(copilotBase, func(e *Event) {
 			e.Kind, e.Name, e.Tool, e.OK, e.ToolInput = ToolEnd, "postToolUse", "Bash", false, json.RawMessage(`{"command":"x"}`)
+			e.AgentTool = "bash"
 		})},
 	// permissionRequest fires for every tool that is not read-only, even
 	// allowed ones: nobody is asked (Review, not Permission). toolInput,
@@ -359,10 +382,12 @@ var parseCases = []parseCase{
 	{"copilot/permissionRequest", "", []string{"permissionRequest"}, copilotPayload(`,"hookName":"permissionRequest","toolName":"bash","toolInput":{"command":"rm x","description":"Remove x"},"permissionSuggestions":[]`),
 		with(copilotBase, func(e *Event) {
 			e.Kind, e.Name, e.Tool, e.ToolInput = Review, "permissionRequest", "Bash", json.RawMessage(`{"command":"rm x","description":"Remove x"}`)
+			e.AgentTool = "bash"
 		})},
 	{"copilot/create", "", []string{"preToolUse"}, copilotPayload(`,"toolName":"create","toolArgs":{"path":"/home/u/app/a.txt","file_text":"hi"}`),
 		with(copilotBase, func(e *Event) {
 			e.Kind, e.Name, e.Tool = ToolStart, "preToolUse", "Write"
+			e.AgentTool = "create"
 			e.ToolInput = json.RawMessage(`{"path":"/home/u/app/a.txt","file_text":"hi","file_path":"/home/u/app/a.txt","content":"hi"}`)
 		})},
 	{"copilot/notification permission_prompt", "", []string{"notification"}, copilotPayload(`,"message":"Run command: rm x","title":"Permission needed","notification_type":"permission_prompt"`),
@@ -409,6 +434,9 @@ func TestParse(t *testing.T) {
 			compactInput(&got)
 			want := tc.want
 			compactInput(&want)
+			if want.AgentTool == "" {
+				want.AgentTool = want.Tool // the agent sent the canonical name
+			}
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("got  %s\nwant %s", dump(got), dump(want))
 			}

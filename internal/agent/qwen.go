@@ -50,13 +50,14 @@ var qwen = &Dialect{
 	},
 	Refine: refineQwen,
 	Tools: map[string]string{
-		"run_shell_command": "Bash", "read_file": "Read", "write_file": "Write", "edit": "Edit",
-		"grep_search": "Grep", "glob": "Glob", "list_directory": "LS", "web_fetch": "WebFetch",
-		"web_search": "WebSearch", "todo_write": "TodoWrite", "agent": "Task", "skill": "Skill",
-		"ask_user_question": "AskUserQuestion", "exit_plan_mode": "ExitPlanMode", "notebook_edit": "NotebookEdit",
+		"run_shell_command": Bash, "read_file": Read, "write_file": Write, "edit": Edit,
+		"grep_search": Grep, "glob": Glob, "list_directory": LS, "web_fetch": WebFetch,
+		"web_search": WebSearch, "todo_write": TodoWrite, "save_memory": Memory, "agent": Task,
+		"skill": Skill, "ask_user_question": AskUserQuestion, "enter_plan_mode": EnterPlanMode,
+		"exit_plan_mode": ExitPlanMode, "notebook_edit": NotebookEdit, "read_mcp_resource": ReadMcpResource,
 	},
 	// read_file took absolute_path before 0.24.
-	Args: []Alias{{"absolute_path", "file_path"}},
+	Args: []Alias{{"absolute_path", ArgFilePath}},
 	// The chat, transcript_path in every payload, has each model call's
 	// usage (transcript.Qwen).
 	Burn: &Burn{Format: transcript.Qwen},

@@ -40,18 +40,18 @@ func init() {
 		q("UserPromptSubmit", `,"prompt":""`, func(e *Event) {}),
 		q("PreToolUse", `,"tool_name":"grep_search","tool_input":{"pattern":"TODO"},"tool_use_id":"toolu_1_x","tool_call_id":"call_1"`,
 			func(e *Event) {
-				e.Kind, e.Tool, e.ToolUseID, e.ToolInput = ToolStart, "Grep", "call_1", json.RawMessage(`{"pattern":"TODO"}`)
+				e.Kind, e.Tool, e.AgentTool, e.ToolUseID, e.ToolInput = ToolStart, Grep, "grep_search", "call_1", json.RawMessage(`{"pattern":"TODO"}`)
 			}),
 		// An older read_file's argument gets the canonical name beside it.
 		q("PermissionRequest", `,"tool_name":"read_file","tool_input":{"absolute_path":"/a"}`, func(e *Event) {
-			e.Kind, e.Tool, e.ToolInput = Permission, "Read", json.RawMessage(`{"absolute_path":"/a","file_path":"/a"}`)
+			e.Kind, e.Tool, e.AgentTool, e.ToolInput = Permission, Read, "read_file", json.RawMessage(`{"absolute_path":"/a","file_path":"/a"}`)
 		}),
-		q("PermissionDenied", `,"tool_name":"run_shell_command"`, func(e *Event) { e.Tool = "Bash" }),
+		q("PermissionDenied", `,"tool_name":"run_shell_command"`, func(e *Event) { e.Tool, e.AgentTool = Bash, "run_shell_command" }),
 		q("PostToolUse", `,"tool_name":"edit","tool_use_id":"toolu_2_y","tool_call_id":"call_2"`, func(e *Event) {
-			e.Kind, e.Tool, e.ToolUseID, e.OK = ToolEnd, "Edit", "call_2", true
+			e.Kind, e.Tool, e.AgentTool, e.ToolUseID, e.OK = ToolEnd, Edit, "edit", "call_2", true
 		}),
 		q("PostToolUseFailure", `,"tool_name":"web_fetch","tool_call_id":"call_3","error":"timeout","is_interrupt":false`, func(e *Event) {
-			e.Kind, e.Tool, e.ToolUseID, e.Error = ToolEnd, "WebFetch", "call_3", "timeout"
+			e.Kind, e.Tool, e.AgentTool, e.ToolUseID, e.Error = ToolEnd, WebFetch, "web_fetch", "call_3", "timeout"
 		}),
 		q("PostToolBatch", `,"tool_calls":[]`, func(e *Event) {}),
 		q("MessageDisplay", `,"displayed_text":"Hi","is_final":true`, func(e *Event) {}),
@@ -59,7 +59,9 @@ func init() {
 			e.Message, e.Reason = "Successfully authenticated with openai", "auth_success"
 		}),
 		q("Notification", `,"message":"Qwen Code needs your permission to use run_shell_command","notification_type":"permission_prompt"`, func(e *Event) {
+			// The tool only in words, after PermissionRequest gave it whole.
 			e.Kind, e.Message, e.Reason = Permission, "Qwen Code needs your permission to use run_shell_command", "permission_prompt"
+			e.Tool, e.AgentTool = Bash, "run_shell_command"
 		}),
 		q("Notification", `,"message":"Check this","notification_type":"elicitation_dialog"`, func(e *Event) {
 			e.Kind, e.Message, e.Reason = Attention, "Check this", "elicitation_dialog"

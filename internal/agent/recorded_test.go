@@ -71,7 +71,8 @@ var recordedCases = []recordedCase{
 	// Defect 10: the tool of a ToolPermission notification is in details.
 	{"gemini-0.61.0/ask-notification/08-Notification.json", "", nil, func(t *testing.T, ev Event) {
 		is(t, "Kind", ev.Kind, Permission)
-		is(t, "Tool", ev.Tool, "run_shell_command")
+		is(t, "Tool", ev.Tool, Bash)
+		is(t, "AgentTool", ev.AgentTool, "run_shell_command")
 		is(t, "ToolInput", string(ev.ToolInput), `{"command":"touch /home/user/proj/ask-marker"}`)
 	}},
 	// Defect 18: Copilot's tools in Claude's names and arguments; toolInput

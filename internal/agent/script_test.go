@@ -65,6 +65,7 @@ func TestScriptFlags(t *testing.T) {
 		want := base
 		want.Kind, want.Name = tc.kind, string(tc.kind)
 		tc.set(&want)
+		want.AgentTool = want.Tool
 		if got := parse("", "", string(tc.kind)); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s:\ngot  %s\nwant %s", tc.kind, dump(got), dump(want))
 		}

@@ -156,8 +156,9 @@ func firstLine(t *testing.T, path string) string {
 
 // The live suite's recordings (testdata/transcripts/<agent>-<version>/…,
 // each with the usage.json the scripted API kept): every model call the
-// API served is in the totals, once, except Gemini CLI's side calls (its
-// model router's), which it writes nowhere.
+// API served is in the totals, once, except the side calls of the agents
+// that write them nowhere (Gemini CLI's model router's; Droid counts its
+// TUI's title request).
 func TestLiveRecordedTranscripts(t *testing.T) {
 	dirs, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "transcripts", "*", "usage.json"))
 	more, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "transcripts", "*", "*", "usage.json"))
@@ -187,10 +188,12 @@ func TestLiveRecordedTranscripts(t *testing.T) {
 			if err := json.Unmarshal(b, &doc); err != nil {
 				t.Fatal(err)
 			}
+			agentDir := strings.SplitN(rel, string(filepath.Separator), 2)[0]
+			droid := strings.HasPrefix(agentDir, "droid-")
 			var want transcript.Usage
 			model := ""
 			for _, e := range doc.Exchanges {
-				if e.Kind == "side" || e.Kind == "error" { // an API error serves nothing
+				if (e.Kind == "side" && !droid) || e.Kind == "error" { // an API error serves nothing
 					continue
 				}
 				x := e.Usage
@@ -199,7 +202,6 @@ func TestLiveRecordedTranscripts(t *testing.T) {
 					model = e.Model
 				}
 			}
-			agentDir := strings.SplitN(rel, string(filepath.Separator), 2)[0]
 			var f transcript.Format
 			var file string
 			switch {
@@ -218,6 +220,10 @@ func TestLiveRecordedTranscripts(t *testing.T) {
 				if chats, _ := filepath.Glob(filepath.Join(dir, "chats", "*.jsonl")); len(chats) == 1 {
 					file, _ = filepath.Rel(dir, chats[0])
 				}
+			case droid:
+				// The model as Droid names it (the custom model's display
+				// name), chosen whether or not a call succeeded.
+				f, file, model = transcript.Droid, "session.jsonl", "scripted"
 			default:
 				t.Fatalf("no format for %s", agentDir)
 			}

@@ -72,6 +72,7 @@ var surfaces = []string{"coucou", "coral", "pulse", "trailboss", "vpet"}
 var allowed = map[string]string{
 	"coucou/script.go shell":             "the app's pill for a script's events",
 	"coucou/statusline.go bash":          "the shell the status line command runs in",
+	"coral/cli.go summary":               "coral-pulse's own summary command (the Goal: line)",
 	"vpet/notify.go agent_name":          "the payload's own agent name (agentica's plugins), not a tool argument",
 	"coucou/answer.go ask_user_question": "the app's coucou_kind for a question card (the macOS relay's), not Qwen Code's tool",
 }

@@ -35,12 +35,6 @@ chains (--previous) prints.
 Socket: $COUCOU_SOCKET, else $XDG_RUNTIME_DIR/coucou.sock (Linux),
 ~/Library/Application Support/NotchBuddy/nb.sock (macOS), \\.\pipe\coucou-<SID> (Windows).
 
-Environment:
-  COUCOU_SOCKET             where the app listens
-  COUCOU_DECISION_TIMEOUT   how long to wait for an approval (default 118s)
-  PULSE_DRYRUN              print what would be sent instead of sending it
-  PULSE_LOG                 append one JSON line per run to this file
-
 Always exits 0.`,
 		CLI:      &relayCLI{},
 		Commands: install.Commands(hooks, socketCheck),
@@ -50,7 +44,7 @@ Always exits 0.`,
 }
 
 type relayCLI struct {
-	Agent           string           `help:"The agent's pill (gemini, antigravity, codex, cursor, copilot, …); none for Claude Code."`
+	Agent           string           `help:"The agent's pill: ${dialects}, or any name; none for Claude Code."`
 	Approvals       bool             `help:"Copilot CLI: relay permissionRequest as an approval card and wait for its answer. Copilot asks its hooks about every tool that is not read-only, even those it would allow: use this only if it asks you about each anyway (no --allow-all-tools)."`
 	Event           string           `arg:"" optional:"" help:"The event, for agents whose payload names none (Antigravity)."`
 	Rest            []string         `arg:"" optional:"" hidden:""` // ignored, as the reference relay does

@@ -221,6 +221,7 @@ func BenchmarkParseTool(b *testing.B) {
 		{"claude-2.1.328/07-PreToolUse.json", "", ""},
 		{"gemini-0.61.0/15-BeforeTool.json", "", ""},
 		{"copilot-1.0.102/04-preToolUse.json", "copilot", "preToolUse"},
+		{"qwen-0.24.4/07-PreToolUse.json", "", ""},
 	} {
 		payload, err := os.ReadFile(filepath.Join(recorded, c.file))
 		if err != nil {

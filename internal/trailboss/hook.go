@@ -127,6 +127,11 @@ func (c *hookCLI) Run(inv *hook.Invocation) error {
 	e := Event{Type: act.typ, SessionID: session, Timestamp: now().UnixMilli()}
 	if needsPane(act.typ) {
 		e.PaneID, e.Cwd, e.TranscriptPath = pane, ev.Cwd, ev.Transcript
+		if d, _ := agent.For(ev.Agent); d.HookRecords {
+			// The daemon's reconcile reads a user record newer than a stuck
+			// as the person answering; this agent writes one per hook.
+			e.TranscriptPath = ""
+		}
 	}
 	was := s.reason()
 	switch {

@@ -51,6 +51,11 @@ export const hookwire = async ({ directory }) => {
     return s
   }
   let seq = 0
+  // The task tools running, by call: their session and prompt. A child
+  // session's chat.message (the task's prompt, a hook opencode awaits) may
+  // come before its session.created (a bus event, delivered apart): the
+  // prompt names the parent then.
+  const tasks = new Map()
 
   // One event at a time, in order: the next process starts when the one
   // before exits, or after orderMs at most (a slow binary never holds the
@@ -149,7 +154,7 @@ export const hookwire = async ({ directory }) => {
         const p = event.properties || {}
         switch (event.type) {
           case "session.created":
-            session(p.sessionID).parentID = p.info?.parentID
+            session(p.sessionID).parentID ??= p.info?.parentID
             send(event.type, event, p.sessionID)
             break
           case "message.part.updated": {
@@ -157,6 +162,7 @@ export const hookwire = async ({ directory }) => {
             if (part.type === "text" && part.time?.end && !part.synthetic && !part.ignored) {
               session(part.sessionID).answer = part.text
             } else if (part.type === "tool" && part.state?.status === "error") {
+              tasks.delete(part.callID)
               send(event.type, event, part.sessionID)
             }
             break
@@ -193,7 +199,12 @@ export const hookwire = async ({ directory }) => {
     },
     "chat.message": async (input, output) => {
       try {
+        const known = sessions.has(input.sessionID)
         const s = session(input.sessionID)
+        if (!known) {
+          const text = (output.parts || []).find((x) => x.type === "text")?.text
+          for (const t of tasks.values()) if (t.prompt === text && t.parent !== input.sessionID) s.parentID = t.parent
+        }
         s.turn = true
         s.answer = undefined
         s.model = output.message?.model?.modelID
@@ -207,9 +218,11 @@ export const hookwire = async ({ directory }) => {
       } catch {}
     },
     "tool.execute.before": async (input, output) => {
+      if (input.tool === "task") tasks.set(input.callID, { parent: input.sessionID, prompt: output.args?.prompt })
       send("tool.execute.before", { input, output: { args: output.args } }, input.sessionID)
     },
     "tool.execute.after": async (input, output) => {
+      tasks.delete(input.callID)
       try {
         const exit = output.metadata?.exit
         send("tool.execute.after", {

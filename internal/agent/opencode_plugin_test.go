@@ -52,7 +52,7 @@ func TestOpencodePlugin(t *testing.T) {
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		b, _ := os.ReadFile(got)
 		lines = strings.Split(strings.TrimSpace(string(b)), "\n")
-		if len(lines) >= 11 || time.Now().After(deadline) {
+		if len(lines) >= 16 || time.Now().After(deadline) {
 			break
 		}
 	}
@@ -65,17 +65,21 @@ func TestOpencodePlugin(t *testing.T) {
 		if d := gjson.Get(p, "directory").String(); d != dir {
 			t.Errorf("%s: directory %q", gjson.Get(p, "type"), d)
 		}
-		names = append(names, gjson.Get(p, "type").String()+" "+gjson.Get(p, "answer").String())
+		names = append(names, strings.TrimSpace(gjson.Get(p, "type").String()+" "+gjson.Get(p, "answer").String()+" "+gjson.Get(p, "parentID").String()))
 	}
 	// In opencode's order; no text part and no session.status; one
 	// session.idle per turn, with the turn's last text, none after the
 	// error; the tool part in error. Then a turn whose idle was still
 	// queued when the driver exited, its prompt's process still running
 	// (50 ms): delivered after it.
+	// A subagent's chat.message before its session.created (a bus event,
+	// delivered apart from the hooks): its task's prompt names the parent.
 	want := []string{
-		"session.created ", "chat.message ", "tool.execute.before ", "tool.execute.after ",
-		"tool.execute.before ", "message.part.updated ", "session.idle Done: both ran.",
-		"chat.message ", "session.error ", "chat.message ", "session.idle Bye.",
+		"session.created", "chat.message", "tool.execute.before", "tool.execute.after",
+		"tool.execute.before", "message.part.updated", "session.idle Done: both ran.",
+		"chat.message", "session.error",
+		"tool.execute.before", "chat.message  ses_1", "session.created  ses_1", "session.idle Found. ses_1", "tool.execute.after",
+		"chat.message", "session.idle Bye.",
 	}
 	if strings.Join(names, "\n") != strings.Join(want, "\n") {
 		t.Errorf("handed over:\n%s\nwant:\n%s", strings.Join(names, "\n"), strings.Join(want, "\n"))
@@ -108,12 +112,18 @@ await hooks["chat.message"]({ sessionID: sid }, { message: { id: "msg_2", role: 
 await ev("session.error", { sessionID: sid, error: { name: "APIError", data: { message: "Not Found", statusCode: 404, responseBody: "x".repeat(100000) } } })
 await ev("session.idle", { sessionID: sid })
 await ev("session.idle", { sessionID: sid })
+await hooks["tool.execute.before"]({ tool: "task", sessionID: sid, callID: "t1" }, { args: { prompt: "Look.", subagent_type: "general" } })
+await hooks["chat.message"]({ sessionID: "ses_c" }, { message: { id: "msg_c", role: "user", agent: "general" }, parts: [{ type: "text", text: "Look." }] })
+await ev("session.created", { sessionID: "ses_c", info: { id: "ses_c", parentID: sid } })
+await ev("message.part.updated", { sessionID: "ses_c", part: { id: "pc", sessionID: "ses_c", type: "text", text: "Found.", time: { start: 1, end: 2 } } })
+await ev("session.idle", { sessionID: "ses_c" })
+await hooks["tool.execute.after"]({ tool: "task", sessionID: sid, callID: "t1", args: {} }, { title: "t", output: "Found.", metadata: {} })
 // Everything so far delivered (each process takes 50 ms), then a turn
 // whose idle is the last thing before the exit.
 for (let i = 0; i < 200; i++) {
   await sleep(50)
   const fs = await import("node:fs")
-  if (fs.existsSync(got) && fs.readFileSync(got, "utf8").trim().split("\n").length >= 9) break
+  if (fs.existsSync(got) && fs.readFileSync(got, "utf8").trim().split("\n").length >= 14) break
 }
 await hooks["chat.message"]({ sessionID: sid }, { message: { id: "msg_3", role: "user" }, parts: [{ type: "text", text: "Bye?" }] })
 await text("p2", "Bye.", true)

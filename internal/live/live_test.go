@@ -104,6 +104,7 @@ func TestLive(t *testing.T) {
 	cmds["modelapi-usage"] = cmdModelAPIUsage
 	cmds["agent"] = cmdAgent
 	cmds["wait-file"] = cmdWaitFile
+	cmds["wait-text"] = cmdWaitText
 	cmds["normalize"] = cmdNormalize
 	cmds["pulse-totals"] = cmdPulseTotals
 	cmds["codex-app-server"] = cmdCodexAppServer
@@ -330,6 +331,30 @@ func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
 			return
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// cmdWaitText: wait-text FILE TEXT [N]
+// Waits up to 30 s until FILE holds TEXT (N times, default 1): what an
+// agent's plugin hands over as the agent exits, one process after another,
+// arrives after the agent command has returned (on a loaded machine,
+// seconds after).
+func cmdWaitText(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 || len(args) > 3 {
+		ts.Fatalf("usage: wait-text FILE TEXT [N]")
+	}
+	n := 1
+	if len(args) == 3 {
+		fmt.Sscan(args[2], &n)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		b, _ := os.ReadFile(ts.MkAbs(args[0]))
+		if strings.Count(string(b), args[1]) >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("wait-text: %s does not hold %q %d times after 30 s", args[0], args[1], n)
+		}
 	}
 }
 

@@ -36,8 +36,9 @@ import { join } from "node:path"
 
 const maxText = 16384
 // A process the queue waits for longer is left to run on its own: a hookwire
-// binary ends within 3 s (its own hard deadline).
-const orderMs = 3000
+// binary ends within 3 s of its start (its own hard deadline), and its start
+// may take a while on a loaded machine.
+const orderMs = 4000
 // `opencode run` (its first word that is not an option) answers one prompt
 // and exits: no session end follows its turn's end, or its error.
 const run = process.argv.slice(2).find((a) => !a.startsWith("-")) === "run"

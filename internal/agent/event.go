@@ -98,6 +98,9 @@ type Event struct {
 	// Script says the event came from a script's arguments (the generic
 	// lifecycle), not from an agent's payload.
 	Script bool
+	// AnswerPending says a turn end's answer is not in the transcript yet
+	// (Copilot CLI writes it after agentStop): a later look may find it.
+	AnswerPending bool
 }
 
 // Get reads a field of the original payload, for the rare target need that the

@@ -39,6 +39,10 @@ type Input struct {
 	// Transcripts lets Parse read the agent's transcript for what a turn
 	// end leaves out (see answer); the runtime sets it, tests may not.
 	Transcripts bool
+	// AnswerWait is how long a turn end whose answer is not in the
+	// transcript yet waits for it (Copilot CLI writes it after agentStop);
+	// 0 looks once, and leaves Event.AnswerPending set if it is not there.
+	AnswerWait time.Duration
 }
 
 // Parse detects the dialect and returns the canonical event. It never fails:
@@ -109,7 +113,7 @@ func Parse(in Input) Event {
 		refineClaude(&ev, p) // an unknown --agent writes Claude-shaped JSON
 	}
 	if in.Transcripts && ev.Kind == TurnEnd && ev.Transcript != "" {
-		answer(&ev)
+		answer(&ev, in.AnswerWait)
 	}
 	return ev
 }
@@ -117,8 +121,10 @@ func Parse(in Input) Event {
 // answer reads a turn's final answer from the transcript where the turn end
 // does not carry it: Gemini CLI's prompt_response is the whole turn's text,
 // the narration before each tool call included; Copilot CLI's agentStop has
-// none. Both transcripts are complete when the hook fires.
-func answer(ev *Event) {
+// none, and writes its events file behind: the answer may come a moment
+// after the hook fires, for which a turn end waits up to wait (else it is
+// left pending).
+func answer(ev *Event, wait time.Duration) {
 	switch ev.Agent {
 	case Gemini:
 		a, found, err := transcript.GeminiAnswer(ev.Transcript, transcript.TailLimits{})
@@ -134,13 +140,14 @@ func answer(ev *Event) {
 		}
 		// Copilot CLI 1.0.102 writes events.jsonl behind: at agentStop the
 		// answer (in a short session, the file itself) may be a moment away.
-		for deadline := time.Now().Add(copilotSettle); ; {
+		for deadline := time.Now().Add(wait); ; {
 			a, found, _ := transcript.CopilotAnswer(ev.Transcript, transcript.TailLimits{})
 			if found {
-				ev.Message = a
+				ev.Message, ev.AnswerPending = a, false
 				return
 			}
-			if time.Now().After(deadline) {
+			ev.AnswerPending = true
+			if time.Now().Add(copilotPoll).After(deadline) {
 				return
 			}
 			time.Sleep(copilotPoll)
@@ -148,10 +155,11 @@ func answer(ev *Event) {
 	}
 }
 
-// How long a Copilot turn end waits for its answer to reach the transcript,
-// and how often it looks.
+// CopilotSettle is how long a Copilot turn end that must be sent at once
+// waits for its answer to reach the transcript, and copilotPoll how often it
+// looks.
 const (
-	copilotSettle = 600 * time.Millisecond
+	CopilotSettle = 600 * time.Millisecond
 	copilotPoll   = 20 * time.Millisecond
 )
 

@@ -47,6 +47,9 @@ Environment:
 Always exits 0.`,
 		CLI:      &relayCLI{},
 		Commands: install.Commands(hooks, socketCheck),
+		// What a hook whose event a finisher relays prints (Copilot CLI's
+		// turn end, sent once its answer is written).
+		Neutral: func(agent, event string) string { return Reply(agent, ClaudeName(event), None, nil) },
 		// The pill shows done or failed after the command: no session end.
 		Wrap: hook.Wrap{},
 	}

@@ -49,6 +49,12 @@ func (inv *Invocation) CanFinishLater() bool {
 // private directory for the payload's copy, which is gone from the file
 // system before StartFinisher returns.
 func (inv *Invocation) StartFinisher(token, tmpDir string) (pid int, err error) {
+	return inv.startFinisher(token, tmpDir)
+}
+
+// startFinisher is StartFinisher, with variables added to the finisher's
+// environment.
+func (inv *Invocation) startFinisher(token, tmpDir string, env ...string) (pid int, err error) {
 	if !inv.CanFinishLater() || inv.Stdin().Truncated {
 		// A payload cut at StdinCap would reach the finisher as broken JSON.
 		return 0, ErrNoFinisher
@@ -73,7 +79,7 @@ func (inv *Invocation) StartFinisher(token, tmpDir string) (pid int, err error) 
 	cmd := &exec.Cmd{
 		Path:  exe,
 		Args:  os.Args, // argv[0] too: a multi-call test binary dispatches on it
-		Env:   append(os.Environ(), fmt.Sprintf("%s=%s %d", envFinisher, token, deadline.Add(reserve).UnixMilli())),
+		Env:   append(append(os.Environ(), fmt.Sprintf("%s=%s %d", envFinisher, token, deadline.Add(reserve).UnixMilli())), env...),
 		Stdin: f, // Stdout, Stderr: /dev/null
 	}
 	detach(cmd)

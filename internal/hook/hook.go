@@ -95,9 +95,18 @@ type Binary struct {
 	// compatibility with the scripts a binary replaces.
 	DryRunEnv []string
 	// NoAnswers says the binary never shows a turn's answer: parsing a turn
-	// end then does not read it from the agent's transcript, which for
-	// Copilot CLI means waiting for a file written after the hook.
+	// end then does not read it from the agent's transcript. Otherwise a
+	// turn end whose answer the agent writes after the hook (Copilot CLI) is
+	// sent by a finisher (later.go).
 	NoAnswers bool
+	// Origin returns the variables a hook whose event a finisher sends
+	// must pass to it, for what a detached process cannot find itself (the
+	// agent's terminal); the finisher's Getenv returns them.
+	Origin func(getenv func(string) string) map[string]string
+	// Neutral is the reply the agent expects from a hook that decides
+	// nothing (Event.Name as the agent sent it, the --agent flag), printed by
+	// a hook whose event a finisher sends; nil or "": none.
+	Neutral func(agentFlag, event string) string
 	// Commands are subcommands for a person at a terminal (install,
 	// doctor, …): they print, and fail with a non-zero status.
 	Commands []Command
@@ -153,6 +162,15 @@ type Invocation struct {
 	interactive bool
 	// finisher is the token of a finisher process (finisher.go), "" in a hook.
 	finisher string
+	// laterQueue is the queue a finisher drains (later.go), "" otherwise.
+	laterQueue string
+	// replaying marks an invocation that sends a queued event (later.go),
+	// and origin is that event's hook.
+	replaying bool
+	origin    *entry
+	// quiet: no debug log line unless there is a note (a finisher draining
+	// a queue, whose events have lines of their own).
+	quiet bool
 	// script is the generic lifecycle's flags (lifecycle.go).
 	script agent.Script
 }
@@ -170,6 +188,8 @@ func Run(b Binary, args []string, stdin *os.File, stdout, stderr io.Writer) (cod
 		if r := recover(); r != nil {
 			if e, ok := r.(exitRequest); ok { // --help, --version
 				code = int(e)
+			} else if _, ok := r.(handedOver); ok { // a finisher sends it (later.go)
+				code = 0
 			} else if inv.interactive {
 				// A person waits for the answer: a bug is a failure, said
 				// where they look.
@@ -205,6 +225,11 @@ func newInvocation(b *Binary, stdin *os.File, stdout, stderr io.Writer) *Invocat
 	}
 	inv.rec = record{Binary: b.Name, Version: BuildVersion(), DryRun: inv.dryRun}
 	inv.setBudget(inv.asFinisher())
+	if name, err := laterName(); err != nil {
+		inv.Notef("finisher: %v", err)
+	} else if inv.finisher != "" {
+		inv.laterQueue = name
+	}
 
 	return inv
 }
@@ -285,6 +310,10 @@ var (
 )
 
 func (inv *Invocation) run(args []string) int {
+	if inv.laterQueue != "" {
+		inv.drain(inv.laterQueue) // the events are the queue's (later.go)
+		return 0
+	}
 	if len(args) > 0 && args[0] == "wrap" {
 		return inv.wrap(args[1:]) // its own grammar: wrap.go
 	}
@@ -468,8 +497,25 @@ func (inv *Invocation) Context() context.Context {
 // DryRun reports whether deliveries are printed instead of sent.
 func (inv *Invocation) DryRun() bool { return inv.dryRun }
 
-// Getenv reads the environment.
-func (inv *Invocation) Getenv(key string) string { return os.Getenv(key) }
+// Getenv reads the environment: the hook's, for an event a finisher sends
+// (Binary.Origin).
+func (inv *Invocation) Getenv(key string) string {
+	if inv.origin != nil {
+		if v, ok := inv.origin.Env[key]; ok {
+			return v
+		}
+	}
+	return os.Getenv(key)
+}
+
+// ParentPID is the process that ran the hook (the agent, or its shell),
+// also when a finisher sends the hook's event.
+func (inv *Invocation) ParentPID() int {
+	if inv.origin != nil && inv.origin.PPID > 0 {
+		return inv.origin.PPID
+	}
+	return os.Getppid()
+}
 
 // Stdin returns what the agent wrote on stdin, read on first use.
 func (inv *Invocation) Stdin() Stdin {
@@ -487,6 +533,12 @@ func (inv *Invocation) Stdin() Stdin {
 // and the deadline. agentFlag is --agent; args are the positional arguments.
 func (inv *Invocation) Event(agentFlag string, args []string) agent.Event {
 	ev := inv.Payload(agentFlag, args)
+	if !inv.bin.NoAnswers {
+		// A turn end whose answer is still to be written: a finisher sends
+		// it, or it waits here; a later event may queue behind it.
+		inv.Observe(ev)
+		ev = inv.later(ev, agentFlag, args)
+	}
 	if ev.Kind == agent.Unknown {
 		if ev.Name == "" {
 			inv.Notef("no event name in the payload or the arguments")
@@ -501,6 +553,11 @@ func (inv *Invocation) Event(agentFlag string, args []string) agent.Event {
 // Payload reads stdin and parses it as Event does, without observing the
 // event: for binaries whose event comes from elsewhere (pulse-emit's argument).
 func (inv *Invocation) Payload(agentFlag string, args []string) agent.Event {
+	return inv.parse(agentFlag, args, 0)
+}
+
+// parse is Payload, with a turn end waiting up to answerWait for its answer.
+func (inv *Invocation) parse(agentFlag string, args []string, answerWait time.Duration) agent.Event {
 	in := inv.Stdin()
 	ev := agent.Parse(agent.Input{
 		Agent:       agentFlag,
@@ -510,6 +567,7 @@ func (inv *Invocation) Payload(agentFlag string, args []string) agent.Event {
 		Getenv:      os.Getenv,
 		Getwd:       os.Getwd,
 		Transcripts: !inv.bin.NoAnswers,
+		AnswerWait:  answerWait,
 		Script:      inv.script,
 		Terminal:    controllingTerminal,
 	})
@@ -602,7 +660,9 @@ func (inv *Invocation) finish() {
 	inv.finishOnce.Do(func() {
 		inv.mu.Lock()
 		defer inv.mu.Unlock()
-		inv.watchdog.Stop()
+		if inv.watchdog != nil {
+			inv.watchdog.Stop()
+		}
 		for _, cancel := range inv.cancels {
 			cancel()
 		}
@@ -625,7 +685,7 @@ func (inv *Invocation) finish() {
 		}
 		r.Time = inv.start.UTC().Format(time.RFC3339Nano)
 		r.Duration = ms(time.Since(inv.start))
-		if !inv.interactive {
+		if !inv.interactive && !(inv.quiet && len(r.Notes) == 0) {
 			appendLog(inv.logPath, r)
 		}
 	})

@@ -76,6 +76,10 @@ func (inv *Invocation) startFinisher(token, tmpDir string, env ...string) (pid i
 		return 0, err
 	}
 	deadline, _ := inv.Context().Deadline()
+	if inv.parent != nil {
+		// A combined process's: the finisher is this surface's alone.
+		env = append(env, envSurface+"="+inv.bin.Name)
+	}
 	cmd := &exec.Cmd{
 		Path:  exe,
 		Args:  os.Args, // argv[0] too: a multi-call test binary dispatches on it

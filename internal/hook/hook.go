@@ -168,6 +168,11 @@ type Invocation struct {
 	// and origin is that event's hook.
 	replaying bool
 	origin    *entry
+	// parent is the combined process (combined.go) a surface's invocation
+	// runs in, which parses the event once for all (shared, under parseMu).
+	parent  *Invocation
+	parseMu sync.Mutex
+	shared  map[string]agent.Event
 	// quiet: no debug log line unless there is a note (a finisher draining
 	// a queue, whose events have lines of their own).
 	quiet bool
@@ -269,6 +274,9 @@ func (inv *Invocation) arm(d time.Duration) {
 // a person decide (Coucou's approval cards). It is the only way a deadline
 // grows; the agent's own hook timeout must be longer than d.
 func (inv *Invocation) AwaitHuman(d time.Duration) {
+	if inv.parent != nil {
+		inv.parent.AwaitHuman(d) // the process's watchdog waits too
+	}
 	inv.mu.Lock()
 	defer inv.mu.Unlock()
 	deadline := time.Now().Add(d)
@@ -559,17 +567,21 @@ func (inv *Invocation) Payload(agentFlag string, args []string) agent.Event {
 // parse is Payload, with a turn end waiting up to answerWait for its answer.
 func (inv *Invocation) parse(agentFlag string, args []string, answerWait time.Duration) agent.Event {
 	in := inv.Stdin()
-	ev := agent.Parse(agent.Input{
-		Agent:       agentFlag,
-		Payload:     in.Data,
-		Truncated:   in.Truncated,
-		Args:        args,
-		Getenv:      os.Getenv,
-		Getwd:       os.Getwd,
-		Transcripts: !inv.bin.NoAnswers,
-		AnswerWait:  answerWait,
-		Script:      inv.script,
-		Terminal:    controllingTerminal,
+	ev := inv.sharedParse(agentFlag, args, answerWait, func() agent.Event {
+		return agent.Parse(agent.Input{
+			Agent:     agentFlag,
+			Payload:   in.Data,
+			Truncated: in.Truncated,
+			Args:      args,
+			Getenv:    os.Getenv,
+			Getwd:     os.Getwd,
+			// In a combined process one parse serves every surface: the
+			// answer is read for those that show it.
+			Transcripts: !inv.bin.NoAnswers || inv.parent != nil,
+			AnswerWait:  answerWait,
+			Script:      inv.script,
+			Terminal:    controllingTerminal,
+		})
 	})
 	if len(in.Data) > 0 && ev.Raw == nil && !jsonArg(args) {
 		inv.Notef("stdin: %d bytes that are not a JSON object: ignored", len(in.Data))

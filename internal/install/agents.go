@@ -148,6 +148,9 @@ type Spec struct {
 	// StatusLine, when its Flag is set, lets install --statusline make the
 	// binary Claude Code's status line too.
 	StatusLine StatusLine
+	// Args go after the binary's path in every hook line (a combined
+	// binary's --surfaces).
+	Args []string
 }
 
 // Entry is one hook: the agent's event, the command line, its timeout.
@@ -162,7 +165,7 @@ type Entry struct {
 func (s Spec) Entries(a *Agent, path string) []Entry {
 	var out []Entry
 	for _, ev := range s.Events[a.Name] {
-		args := []string{quote(path)}
+		args := append([]string{quote(path)}, s.Args...)
 		if a.Name != "claude" {
 			args = append(args, "--agent", a.Name)
 		}

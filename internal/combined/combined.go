@@ -71,7 +71,11 @@ Always exits 0 in hook mode; prints nothing but a reply the agent's protocol nee
 				}
 			}
 		}
-		return install.Commands(install.Union("hookwire", []string{"--surfaces", strings.Join(names, ",")}, chosen...), checks...)
+		spec := install.Union("hookwire", []string{"--surfaces", strings.Join(names, ",")}, chosen...)
+		// The surfaces' own binaries' hooks are replaced, not doubled: each
+		// event would otherwise reach the surface twice.
+		spec.Legacy = append(spec.Legacy, names...)
+		return install.Commands(spec, checks...)
 	}
 	return c
 }

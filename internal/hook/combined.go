@@ -68,6 +68,11 @@ func RunCombined(c Combined, args []string, stdin *os.File, stdout, stderr io.Wr
 		}
 		return 0
 	}
+	if len(rest) > 0 && rest[0] == "wrap" {
+		// Each surface would run the command: wrap is a surface binary's.
+		fmt.Fprintf(stderr, "%s: wrap runs one command for one surface: use that surface's binary (nb-hook wrap -- CMD)\n", c.Name)
+		return 2
+	}
 	self := Binary{Name: c.Name, Help: c.Help, CLI: &combinedCLI{}}
 	if c.Commands != nil {
 		self.Commands = c.Commands(names)

@@ -18,14 +18,27 @@ import (
 // A Copilot CLI turn end whose answer is never written, to a VPet that
 // accepts and never answers, with the session end queued behind it: the
 // hooks return at once, and the finisher that sends both is gone by the
-// agentStop hook's deadline (its start plus hook.Budget). The payloads are
-// the recording's (testdata/agents/copilot-1.0.102).
+// agentStop hook's deadline (its start plus hook.Budget). The same through
+// hookwire, whose one finisher serves the surfaces. The payloads are the
+// recording's (testdata/agents/copilot-1.0.102).
 func TestLaterFinisherBounded(t *testing.T) {
 	t.Parallel()
 	bin, err := testkit.BuildSuite(".")
 	if err != nil {
 		t.Fatal(err)
 	}
+	for name, argv := range map[string][]string{
+		"vpet-notify": {filepath.Join(bin, "vpet-notify")},
+		"hookwire":    {filepath.Join(bin, "hookwire"), "--surfaces", "vpet-notify"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			laterFinisherBounded(t, argv)
+		})
+	}
+}
+
+func laterFinisherBounded(t *testing.T, argv []string) {
 	dir := t.TempDir()
 	sock := filepath.Join(dir, "notify.sock")
 	l, err := net.Listen("unix", sock)
@@ -56,7 +69,7 @@ func TestLaterFinisherBounded(t *testing.T) {
 	stop = bytes.Replace(stop, []byte("/home/user/.copilot"), []byte(filepath.Join(dir, ".copilot")), 1)
 	log := filepath.Join(dir, "log")
 	run := func(event string, payload []byte) {
-		cmd := exec.Command(filepath.Join(bin, "vpet-notify"), "--agent", "copilot", event)
+		cmd := exec.Command(argv[0], append(argv[1:], "--agent", "copilot", event)...)
 		cmd.Env = append(baseEnv(dir), "PULSE_LOG="+log, "VPET_NOTIFY_SOCKET="+sock, "VPET_NOTIFY_TOKEN=t0k3n-abcdef", "VPET_NOTIFY_TTY=none")
 		cmd.Stdin = bytes.NewReader(payload)
 		var out bytes.Buffer
@@ -79,7 +92,9 @@ func TestLaterFinisherBounded(t *testing.T) {
 		if err := json.Unmarshal(l, &x); err != nil {
 			t.Fatalf("log line %q: %v", l, err)
 		}
-		lines = append(lines, x)
+		if !bytes.Contains(l, []byte(`"binary":"hookwire"`)) {
+			lines = append(lines, x) // the surface's lines
+		}
 	}
 	if len(lines) != 2 || lines[0].Outcome != "later" || lines[1].Outcome != "later" || lines[0].PID == 0 || lines[1].PID != lines[0].PID {
 		t.Fatalf("the hooks did not hand their events to one finisher: %s", b)

@@ -2,6 +2,7 @@ package hook
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/hookwire/hookwire/internal/agent"
+	"github.com/hookwire/hookwire/internal/state"
 )
 
 // Combined is one process serving several surfaces for one event: the
@@ -42,9 +44,38 @@ type Combined struct {
 	Hooks func(surface, agentName, event string) bool
 }
 
-// envSurface names, in a finisher that a combined process started, the one
-// surface it finishes for.
-const envSurface = "HOOKWIRE_SURFACE"
+// envSurfaces lists, in the finisher of a combined process, the surfaces
+// it finishes for: surface:token[:queue], comma-separated. A combined
+// process starts one finisher for all the surfaces that hand work over.
+const envSurfaces = "HOOKWIRE_SURFACES"
+
+// finisherRequest is a surface's hand-over in a combined process: its
+// finisher token, and the queue it drains (later.go), if any.
+type finisherRequest struct{ surface, token, queue string }
+
+func (r finisherRequest) String() string {
+	s := r.surface + ":" + r.token
+	if r.queue != "" {
+		s += ":" + r.queue
+	}
+	return s
+}
+
+func parseRequests(v string) []finisherRequest {
+	var out []finisherRequest
+	for _, f := range strings.Split(v, ",") {
+		parts := strings.Split(f, ":")
+		if len(parts) < 2 || parts[0] == "" || parts[1] == "" {
+			continue
+		}
+		r := finisherRequest{surface: parts[0], token: parts[1]}
+		if len(parts) > 2 {
+			r.queue = parts[2]
+		}
+		out = append(out, r)
+	}
+	return out
+}
 
 // MainCombined runs a combined process with the process's arguments and
 // exits.
@@ -58,13 +89,21 @@ func RunCombined(c Combined, args []string, stdin *os.File, stdout, stderr io.Wr
 	if len(names) == 0 {
 		names = c.Default
 	}
-	if only, ok := os.LookupEnv(envSurface); ok {
-		// A finisher, for one surface: that binary's own run.
-		os.Unsetenv(envSurface)
-		for _, b := range c.Surfaces {
-			if b.Name == only {
-				return Run(b, rest, stdin, stdout, stderr)
+	if list, ok := os.LookupEnv(envSurfaces); ok {
+		// The finisher of a combined process, for the surfaces listed.
+		os.Unsetenv(envSurfaces)
+		self := Binary{Name: c.Name}
+		inv := newInvocation(&self, stdin, io.Discard, io.Discard)
+		inv.quiet = true
+		defer func() {
+			if r := recover(); r != nil {
+				inv.fail(outcomePanic, fmt.Errorf("panic: %v", r))
+				inv.Notef("%s", stack())
 			}
+			inv.finish()
+		}()
+		if inv.finisher != "" {
+			inv.runFinishers(c, parseRequests(list), rest)
 		}
 		return 0
 	}
@@ -147,6 +186,9 @@ func (inv *Invocation) combine(c Combined, names, args []string) {
 	inv.parseMu.Unlock()
 	ev := inv.Payload(agentFlag, positional)
 	inv.Observe(ev)
+	inv.mu.Lock()
+	inv.collecting = true // the surfaces' finishers are one (startFinisher)
+	inv.mu.Unlock()
 	var subs []*Invocation
 	var outs []*lockedBuffer
 	var wg sync.WaitGroup
@@ -175,12 +217,31 @@ func (inv *Invocation) combine(c Combined, names, args []string) {
 						sub.Notef("%s", stack())
 					}
 				}
-				sub.finish()
 			}()
 			sub.run(args)
 		}()
 	}
 	wg.Wait()
+	inv.mu.Lock()
+	requests := inv.requests
+	inv.mu.Unlock()
+	if len(requests) > 0 {
+		order := func(r finisherRequest) int {
+			return slices.IndexFunc(subs, func(s *Invocation) bool { return s.bin.Name == r.surface })
+		}
+		slices.SortFunc(requests, func(a, b finisherRequest) int { return order(a) - order(b) })
+		pid := inv.startFinishers(c, requests, args)
+		for _, sub := range subs {
+			if slices.ContainsFunc(requests, func(r finisherRequest) bool { return r.surface == sub.bin.Name }) {
+				sub.mu.Lock()
+				sub.rec.FinisherPID = pid
+				sub.mu.Unlock()
+			}
+		}
+	}
+	for _, sub := range subs {
+		sub.finish() // after the finisher's pid is known
+	}
 	var served []string
 	outcome := outcomeNothing
 	for _, sub := range subs {
@@ -342,4 +403,88 @@ func (l *lockedBuffer) Len() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.Len()
+}
+
+// startFinishers starts one finisher for every surface that handed work
+// over, and returns its pid; if it cannot, the work is done here.
+func (inv *Invocation) startFinishers(c Combined, requests []finisherRequest, args []string) int {
+	var list []string
+	for _, r := range requests {
+		list = append(list, r.String())
+	}
+	err := ErrNoFinisher
+	pid := 0
+	if store, serr := state.Open(os.Getenv, inv.bin.Name); serr == nil {
+		pid, err = inv.startFinisher("combined", store.Dir(), envSurfaces+"="+strings.Join(list, ","))
+	}
+	if err != nil {
+		inv.Notef("finisher: %v: the surfaces' work is finished here", err)
+		inv.runFinishers(c, requests, args)
+		return 0
+	}
+	inv.Notef("one finisher (pid %d) for %s", pid, strings.Join(list, ", "))
+	for _, r := range requests {
+		if r.queue != "" {
+			namePID(r, pid) // for the log lines of what queues behind it
+		}
+	}
+	return pid
+}
+
+// runFinishers does, for each surface, what its own finisher would: drain
+// its queue, or run its handler as a finisher (pulse-claude's turn end).
+func (inv *Invocation) runFinishers(c Combined, requests []finisherRequest, args []string) {
+	inv.parseMu.Lock()
+	if inv.shared == nil {
+		inv.shared = map[string]agent.Event{}
+	}
+	inv.parseMu.Unlock()
+	var wg sync.WaitGroup
+	for _, r := range requests {
+		i := slices.IndexFunc(c.Surfaces, func(b Binary) bool { return b.Name == r.surface })
+		if i < 0 {
+			continue
+		}
+		sub := inv.child(&c.Surfaces[i], io.Discard)
+		sub.finisher, sub.rec.Finisher = r.token, true
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() {
+				if r := recover(); r != nil {
+					if _, ok := r.(handedOver); !ok {
+						sub.fail(outcomePanic, fmt.Errorf("panic: %v", r))
+						sub.Notef("%s", stack())
+					}
+				}
+				sub.finish()
+			}()
+			if r.queue != "" {
+				sub.drain(r.queue)
+			} else {
+				sub.run(args)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// namePID writes the finisher's pid into a surface's queue, if it is still
+// the finisher's.
+func namePID(r finisherRequest, pid int) {
+	store, err := state.Open(os.Getenv, r.surface)
+	if err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), laterLock)
+	defer cancel()
+	release, err := store.Lock(ctx, r.queue)
+	if err != nil {
+		return
+	}
+	defer release()
+	if q := readQueue(store, r.queue); q != nil && q.Token == r.token {
+		q.PID = pid
+		writeQueue(store, r.queue, q)
+	}
 }

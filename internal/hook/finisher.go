@@ -59,6 +59,23 @@ func (inv *Invocation) startFinisher(token, tmpDir string, env ...string) (pid i
 		// A payload cut at StdinCap would reach the finisher as broken JSON.
 		return 0, ErrNoFinisher
 	}
+	if p := inv.parent; p != nil {
+		// A surface in a combined process: its finisher is the process's
+		// one (combined.go), started once every surface is done.
+		r := finisherRequest{surface: inv.bin.Name, token: token}
+		for _, e := range env {
+			if q, ok := strings.CutPrefix(e, envLater+"="); ok {
+				r.queue = q
+			}
+		}
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if !p.collecting {
+			return 0, ErrNoFinisher
+		}
+		p.requests = append(p.requests, r)
+		return 0, nil
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return 0, err
@@ -76,10 +93,6 @@ func (inv *Invocation) startFinisher(token, tmpDir string, env ...string) (pid i
 		return 0, err
 	}
 	deadline, _ := inv.Context().Deadline()
-	if inv.parent != nil {
-		// A combined process's: the finisher is this surface's alone.
-		env = append(env, envSurface+"="+inv.bin.Name)
-	}
 	cmd := &exec.Cmd{
 		Path:  exe,
 		Args:  os.Args, // argv[0] too: a multi-call test binary dispatches on it

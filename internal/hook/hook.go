@@ -173,6 +173,10 @@ type Invocation struct {
 	parent  *Invocation
 	parseMu sync.Mutex
 	shared  map[string]agent.Event
+	// collecting: the surfaces' finisher requests (requests) are gathered
+	// for one finisher (combined.go).
+	collecting bool
+	requests   []finisherRequest
 	// quiet: no debug log line unless there is a note (a finisher draining
 	// a queue, whose events have lines of their own).
 	quiet bool

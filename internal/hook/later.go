@@ -129,13 +129,13 @@ func (inv *Invocation) later(ev agent.Event, agentFlag string, args []string) ag
 		if time.Now().Before(time.UnixMilli(q.Deadline).Add(-queueMargin)) && queueable(ev) && !in.Truncated {
 			q.Entries = append(q.Entries, inv.entry(args))
 			if err := writeQueue(store, name, q); err == nil {
-				inv.Notef("queued behind the turn end that a finisher (pid %d) sends: sent after it", q.PID)
+				inv.Notef("queued behind the turn end that a finisher%s sends: sent after it", pidNote(q.PID))
 				inv.handOver(ev, agentFlag, q.PID)
 			}
 		}
 		// Sent here, after what is queued.
 		store.Remove(name)
-		inv.Notef("the turn end's finisher (pid %d) has not sent %d event(s): sent here, first", q.PID, len(q.Entries)-q.Sent)
+		inv.Notef("the turn end's finisher%s has not sent %d event(s): sent here, first", pidNote(q.PID), len(q.Entries)-q.Sent)
 		for _, e := range q.Entries[q.Sent:] {
 			inv.replay(e, false)
 		}
@@ -166,7 +166,7 @@ func (inv *Invocation) later(ev agent.Event, agentFlag string, args []string) ag
 	// now, for the log lines of what is queued behind it.
 	q.PID = pid
 	writeQueue(store, name, q)
-	inv.Notef("the answer is not in the transcript yet: a finisher (pid %d) sends the turn end once it is", pid)
+	inv.Notef("the answer is not in the transcript yet: a finisher%s sends the turn end once it is", pidNote(pid))
 	inv.handOver(ev, agentFlag, pid)
 	return ev
 }
@@ -336,4 +336,13 @@ func laterName() (string, error) {
 		return "", errLater
 	}
 	return v, nil
+}
+
+// pidNote names a finisher's pid, when it is known (a combined process
+// starts its one finisher once every surface is done).
+func pidNote(pid int) string {
+	if pid == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (pid %d)", pid)
 }

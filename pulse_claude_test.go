@@ -209,7 +209,8 @@ func TestPulseClaudeConcurrentAgents(t *testing.T) {
 			path, _ := g.Write(dir) // the subagents' files; the main file grows below
 			os.WriteFile(path, nil, 0o600)
 			env := append(baseEnv(dir), "PULSE_DRYRUN=1")
-			payload := fmt.Sprintf(`{"session_id":%q,"transcriptPath":%q,"cwd":"/tmp","hook_event_name":"PostToolUse","tool_name":"Bash"}`, g.Session, path)
+			// transcript_path is Codex's and Gemini's name, transcriptPath Copilot's.
+			payload := fmt.Sprintf(`{"session_id":%q,"transcript_path":%q,"transcriptPath":%q,"cwd":"/tmp","hook_event_name":"PostToolUse","tool_name":"Bash"}`, g.Session, path, path)
 			run := func() (transcript.Usage, error) {
 				cmd := exec.Command(filepath.Join(bin, "pulse-claude"), "--agent", name, "turn_start")
 				cmd.Env, cmd.Stdin = env, strings.NewReader(payload)

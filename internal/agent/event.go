@@ -30,6 +30,7 @@ const (
 	ToolStart     Kind = "tool_start"     // about to run a tool
 	ToolEnd       Kind = "tool_end"       // a tool finished; see Event.OK
 	Permission    Kind = "permission"     // blocked on an approval
+	Review        Kind = "review"         // the agent asks its hooks whether a tool may run; no person is asked
 	Attention     Kind = "attention"      // waiting on the human otherwise
 	TurnEnd       Kind = "turn_end"       // output ready for the human
 	Interrupted   Kind = "interrupted"    // the user cut the turn short
@@ -42,15 +43,16 @@ const (
 )
 
 // Kinds lists every known kind except Unknown, in lifecycle order.
-var Kinds = []Kind{SessionStart, Prompt, Thinking, ToolStart, ToolEnd, Permission,
+var Kinds = []Kind{SessionStart, Prompt, Thinking, ToolStart, ToolEnd, Permission, Review,
 	Attention, TurnEnd, Interrupted, Error, Compact, SubagentStart, SubagentStop, Text, SessionEnd}
 
 // Agent names a dialect. An --agent value that names no dialect is kept as
 // given (Coucou routes by it) and parsed as Claude-shaped JSON, which is what
-// the opencode, amp and hermes plugins write.
+// the plugins of agents without a dialect write.
 type Agent string
 
-// The dialects.
+// The dialects' names, for this package's own use: each dialect's file says
+// all there is to know about its agent.
 const (
 	Claude      Agent = "claude"
 	Gemini      Agent = "gemini"
@@ -76,9 +78,17 @@ type Event struct {
 	Cwd        string
 	Transcript string
 
+	// Tool is the tool's name in the canonical vocabulary (tools.go:
+	// Claude Code's names, Bash, Read, Edit, …), or the agent's own name
+	// for a tool the vocabulary lacks (an MCP tool); AgentTool is the name
+	// as the agent sent it. Surfaces act on Tool, and show it.
 	Tool      string
+	AgentTool string
 	ToolUseID string
-	ToolInput json.RawMessage // a JSON object, or nil
+	// ToolInput is the tool's arguments, a JSON object, or nil: the
+	// agent's own, then the canonical names of those that have one
+	// (file_path beside Antigravity's TargetFile; tools.go).
+	ToolInput json.RawMessage
 	// OK is false for a tool_end whose tool failed or was refused.
 	OK bool
 
@@ -98,6 +108,9 @@ type Event struct {
 	// Script says the event came from a script's arguments (the generic
 	// lifecycle), not from an agent's payload.
 	Script bool
+	// Final says the session ends with this event though the agent sends no
+	// session end (a one-shot run's turn end: codex exec).
+	Final bool
 	// AnswerPending says a turn end's answer is not in the transcript yet
 	// (Copilot CLI writes it after agentStop): a later look may find it.
 	AnswerPending bool

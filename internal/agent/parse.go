@@ -3,14 +3,11 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/tidwall/gjson"
-
-	"github.com/hookwire/hookwire/internal/transcript"
 )
 
 // Input is everything an invocation knows about the event.
@@ -64,7 +61,11 @@ func Parse(in Input) Event {
 		payload = nil
 	}
 
-	ev := Event{Agent: detect(in.Agent, p), Raw: payload}
+	d, known := detect(in.Agent, p)
+	ev := Event{Agent: d.Agent, Raw: payload}
+	if !known {
+		ev.Agent = Agent(in.Agent) // kept as given, parsed as Claude Code's
+	}
 	ev.Name = p.Get("hook_event_name").String()
 	if ev.Name == "" {
 		ev.Name = p.Get("type").String() // Codex notify
@@ -72,30 +73,24 @@ func Parse(in Input) Event {
 	if ev.Name == "" && len(args) > 0 {
 		ev.Name = args[0]
 	}
-	if ev.Agent == Aider && ev.Name == "" {
-		ev.Name = "notification"
+	if ev.Name == "" && len(d.Events) == 1 {
+		ev.Name = d.Events[0].Name // an agent with one event (aider) names none
 	}
-	ev.Kind = kindOf(ev.Agent, ev.Name)
-	if ev.Agent == Aider {
-		ev.Kind = TurnEnd // every aider notification means "done, your turn"
-	}
+	ev.Kind = kindOf(d, ev.Name)
 
-	fill(&ev, p)
-	if ev.Session == "" && ev.Agent == Gemini && in.Getenv != nil {
-		ev.Session = in.Getenv("GEMINI_SESSION_ID")
+	fill(&ev, d, p)
+	if ev.Session == "" && d.Paths.SessionEnv != "" && in.Getenv != nil {
+		ev.Session = in.Getenv(d.Paths.SessionEnv)
 	}
 	if ev.Cwd == "" && in.Getwd != nil {
 		if wd, err := in.Getwd(); err == nil {
 			ev.Cwd = wd
 		}
 	}
-	if _, known := dialects[ev.Agent]; payload == nil && (ev.Agent == Generic || !known) {
+	if payload == nil && (d == generic || !known) {
 		// Arguments alone: a script, which may name itself with --agent.
 		ev.Script = true
 		script(&ev, in)
-	}
-	if ev.Session == "" && ev.Agent == Aider && ev.Cwd != "" {
-		ev.Session = filepath.Base(ev.Cwd)
 	}
 	if ev.Time.IsZero() {
 		if in.Now != nil {
@@ -107,162 +102,88 @@ func Parse(in Input) Event {
 	if ev.Kind == ToolEnd {
 		ev.OK = true // until the dialect says otherwise
 	}
-	if d, ok := dialects[ev.Agent]; ok && d.refine != nil {
-		d.refine(&ev, p)
-	} else if !ok {
-		refineClaude(&ev, p) // an unknown --agent writes Claude-shaped JSON
+	if d.Refine != nil {
+		d.Refine(&ev, p)
 	}
-	if in.Transcripts && ev.Kind == TurnEnd && ev.Transcript != "" {
-		answer(&ev, in.AnswerWait)
+	d.nameTool(&ev)
+	if in.Transcripts && ev.Kind == TurnEnd && ev.Transcript != "" && d.Answer != nil {
+		d.Answer(&ev, in.AnswerWait)
 	}
 	return ev
 }
 
-// answer reads a turn's final answer from the transcript where the turn end
-// does not carry it: Gemini CLI's prompt_response is the whole turn's text,
-// the narration before each tool call included; Copilot CLI's agentStop has
-// none, and writes its events file behind: the answer may come a moment
-// after the hook fires, for which a turn end waits up to wait (else it is
-// left pending).
-func answer(ev *Event, wait time.Duration) {
-	switch ev.Agent {
-	case Gemini:
-		a, found, err := transcript.GeminiAnswer(ev.Transcript, transcript.TailLimits{})
-		// The transcript must agree with the payload: a stale or foreign
-		// file does not replace what the agent said.
-		if err == nil && found && strings.TrimSpace(a) != "" &&
-			strings.HasSuffix(strings.TrimSpace(ev.Message), strings.TrimSpace(a)) {
-			ev.Message = strings.TrimSpace(a)
-		}
-	case Copilot:
-		if ev.Message != "" {
-			return
-		}
-		// Copilot CLI 1.0.102 writes events.jsonl behind: at agentStop the
-		// answer (in a short session, the file itself) may be a moment away.
-		for deadline := time.Now().Add(wait); ; {
-			a, found, _ := transcript.CopilotAnswer(ev.Transcript, transcript.TailLimits{})
-			if found {
-				ev.Message, ev.AnswerPending = a, false
-				return
-			}
-			ev.AnswerPending = true
-			if time.Now().Add(copilotPoll).After(deadline) {
-				return
-			}
-			time.Sleep(copilotPoll)
-		}
-	}
-}
-
-// CopilotSettle is how long a Copilot turn end that must be sent at once
-// waits for its answer to reach the transcript, and copilotPoll how often it
-// looks.
-const (
-	CopilotSettle = 600 * time.Millisecond
-	copilotPoll   = 20 * time.Millisecond
-)
-
-// gemininames are the hook_event_name values only Gemini CLI sends.
-var geminiNames = map[string]bool{
-	"BeforeAgent": true, "AfterAgent": true, "BeforeTool": true, "AfterTool": true,
-	"BeforeModel": true, "AfterModel": true, "BeforeToolSelection": true, "PreCompress": true,
-}
-
-// agentAliases are the --agent spellings that name a dialect.
-var agentAliases = map[string]Agent{
-	"claude": Claude, "claude-code": Claude, "claude-desktop": Claude,
-	"gemini": Gemini, "gemini-cli": Gemini,
-	"antigravity": Antigravity, "agy": Antigravity,
-	"codex": Codex, "cursor": Cursor, "copilot": Copilot, "aider": Aider,
-	"generic": Generic,
-}
-
-// detect picks the dialect: --agent wins, then the payload's shape, then Claude.
-func detect(flag string, p gjson.Result) Agent {
+// detect picks the dialect: --agent wins, then the payload's shape, then
+// Claude Code's; no payload and no --agent is a script's. known is false
+// for an --agent that names no dialect.
+func detect(flag string, p gjson.Result) (d *Dialect, known bool) {
 	if flag != "" {
-		if a, ok := agentAliases[strings.ToLower(flag)]; ok {
-			return a
-		}
-		return Agent(flag)
+		return For(Agent(flag))
 	}
 	if !p.Exists() {
-		return Generic
+		return generic, true
 	}
-	name := p.Get("hook_event_name").String()
-	switch {
-	case p.Get("type").String() != "" && strings.HasPrefix(p.Get("type").String(), "agent-turn-"):
-		return Codex // notify
-	case name == "" && (p.Get("conversationId").Exists() || p.Get("toolCall").Exists() || p.Get("workspacePaths").Exists()):
-		return Antigravity
-	case geminiNames[name]:
-		return Gemini
-	case p.Get("conversation_id").Exists() && p.Get("workspace_roots").Exists():
-		return Cursor
-	case p.Get("toolName").Exists() || p.Get("toolArgs").Exists() || p.Get("timestamp").Type == gjson.Number:
-		return Copilot
-	case p.Get("turn_id").Exists():
-		return Codex
-	case isRollout(p.Get("transcript_path").String()):
-		// Codex's SessionStart and SessionEnd carry no turn_id; its
-		// transcript is a rollout file (~/.codex/sessions/…/rollout-….jsonl).
-		return Codex
-	case p.Get("timestamp").Type == gjson.String && name != "":
-		// Gemini stamps every payload with an ISO time; Claude Code sends none.
-		return Gemini
+	for _, d := range registry {
+		if d.Detect != nil && d.Detect(p) {
+			return d, true
+		}
 	}
-	return Claude
+	return claude, true
 }
 
-func isRollout(path string) bool {
-	base := path[strings.LastIndexAny(path, `/\`)+1:]
-	return strings.HasPrefix(base, "rollout-") && strings.HasSuffix(base, ".jsonl")
+// paths are the payload paths every dialect shares (Claude Code's shape,
+// which most agents copy), per Event field; a dialect's own Paths come
+// after them. A field takes the first non-empty string.
+var paths = Paths{
+	Session:    []string{"session_id"},
+	Cwd:        []string{"cwd", "workdir"},
+	Transcript: []string{"transcript_path"},
+	Tool:       []string{"tool_name", "tool"},
+	ToolUseID:  []string{"tool_use_id", "tool_call_id"},
+	Prompt:     []string{"prompt"},
+	Message:    []string{"last_assistant_message", "message"},
+	Model:      []string{"model"},
+	Reason:     []string{"notification_type", "reason", "source", "trigger"},
+	ErrorType:  []string{"error_type"},
+	Error:      []string{"error", "error.message", "error_message"},
+	ToolInput:  []string{"tool_input"},
 }
 
-// fields lists, for each Event field, the payload paths that carry it in some
-// dialect, most specific first. A field takes the first non-empty string.
-var fields = []struct {
-	dst   func(*Event) *string
-	paths []string
-}{
-	{func(e *Event) *string { return &e.Session }, []string{"session_id", "conversationId", "conversation_id", "sessionId", "thread-id", "GEMINI_SESSION_ID"}},
-	{func(e *Event) *string { return &e.Cwd }, []string{"cwd", "workspacePaths.0", "workspace_roots.0", "workdir"}},
-	{func(e *Event) *string { return &e.Transcript }, []string{"transcript_path", "transcriptPath"}},
-	{func(e *Event) *string { return &e.Tool }, []string{"tool_name", "toolName", "toolCall.name", "tool"}},
-	{func(e *Event) *string { return &e.ToolUseID }, []string{"tool_use_id", "toolUseId", "tool_call_id", "toolCallId"}},
-	{func(e *Event) *string { return &e.Prompt }, []string{"prompt", "initialPrompt", "input-messages.@reverse.0"}},
-	{func(e *Event) *string { return &e.Message }, []string{"last_assistant_message", "prompt_response", "last-assistant-message", "message"}},
-	{func(e *Event) *string { return &e.Model }, []string{"model", "llm_request.model"}},
-	{func(e *Event) *string { return &e.Reason }, []string{"notification_type", "reason", "source", "trigger", "terminationReason", "status"}},
-	{func(e *Event) *string { return &e.ErrorType }, []string{"error_type", "error.name"}},
-}
-
-func fill(ev *Event, p gjson.Result) {
+func fill(ev *Event, d *Dialect, p gjson.Result) {
 	if !p.Exists() {
 		return
 	}
-	for _, f := range fields {
-		for _, path := range f.paths {
-			if v := p.Get(path); v.Type == gjson.String && v.Str != "" {
-				*f.dst(ev) = v.Str
-				break
-			}
-		}
+	own := d.Paths
+	for _, f := range []struct {
+		dst          *string
+		shared, dial []string
+	}{
+		{&ev.Session, paths.Session, own.Session},
+		{&ev.Cwd, paths.Cwd, own.Cwd},
+		{&ev.Transcript, paths.Transcript, own.Transcript},
+		{&ev.Tool, paths.Tool, own.Tool},
+		{&ev.ToolUseID, paths.ToolUseID, own.ToolUseID},
+		{&ev.Prompt, paths.Prompt, own.Prompt},
+		{&ev.Message, paths.Message, own.Message},
+		{&ev.Model, paths.Model, own.Model},
+		{&ev.Reason, paths.Reason, own.Reason},
+		{&ev.ErrorType, paths.ErrorType, own.ErrorType},
+	} {
+		*f.dst = firstString(p, f.shared, f.dial)
 	}
-	for _, path := range []string{"error", "error.message", "error_message"} {
+	for _, path := range append(paths.Error[:len(paths.Error):len(paths.Error)], own.Error...) {
 		if v := p.Get(path); v.Exists() && v.Type != gjson.Null && !v.IsObject() {
 			if ev.Error = errorText(v); ev.Error != "" {
 				break
 			}
 		}
 	}
-	ev.ToolInput = toolInput(p)
+	ev.ToolInput = toolInput(p, append(paths.ToolInput[:len(paths.ToolInput):len(paths.ToolInput)], own.ToolInput...))
 	if t := p.Get("timestamp"); t.Type == gjson.String {
 		if ts, err := time.Parse(time.RFC3339Nano, t.Str); err == nil {
 			ev.Time = ts
 		}
 	} else if t.Type == gjson.Number && t.Num > 0 {
-		// Copilot: Date.now() milliseconds; tolerate seconds.
+		// Date.now() milliseconds (Copilot); tolerate seconds.
 		ms := int64(t.Num)
 		if ms < 1e11 {
 			ms *= 1000
@@ -271,11 +192,22 @@ func fill(ev *Event, p gjson.Result) {
 	}
 }
 
-// toolInput returns the tool's arguments as a JSON object: Claude's
-// tool_input, Copilot's toolArgs (an object, or an object encoded as a
-// string) or toolInput (on permissionRequest), Antigravity's toolCall.args.
-func toolInput(p gjson.Result) json.RawMessage {
-	for _, path := range []string{"tool_input", "toolArgs", "toolInput", "toolCall.args"} {
+// firstString is the first non-empty string at any of the paths.
+func firstString(p gjson.Result, lists ...[]string) string {
+	for _, l := range lists {
+		for _, path := range l {
+			if v := p.Get(path); v.Type == gjson.String && v.Str != "" {
+				return v.Str
+			}
+		}
+	}
+	return ""
+}
+
+// toolInput returns the tool's arguments as a JSON object: the first path
+// that holds an object, or an object encoded as a string (Copilot's toolArgs).
+func toolInput(p gjson.Result, paths []string) json.RawMessage {
+	for _, path := range paths {
 		v := p.Get(path)
 		if v.IsObject() {
 			return json.RawMessage(v.Raw)

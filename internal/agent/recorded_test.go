@@ -71,7 +71,8 @@ var recordedCases = []recordedCase{
 	// Defect 10: the tool of a ToolPermission notification is in details.
 	{"gemini-0.61.0/ask-notification/08-Notification.json", "", nil, func(t *testing.T, ev Event) {
 		is(t, "Kind", ev.Kind, Permission)
-		is(t, "Tool", ev.Tool, "run_shell_command")
+		is(t, "Tool", ev.Tool, Bash)
+		is(t, "AgentTool", ev.AgentTool, "run_shell_command")
 		is(t, "ToolInput", string(ev.ToolInput), `{"command":"touch /home/user/proj/ask-marker"}`)
 	}},
 	// Defect 18: Copilot's tools in Claude's names and arguments; toolInput
@@ -93,13 +94,13 @@ var recordedCases = []recordedCase{
 	// Defect 16: permissionRequest fires for every tool that is not
 	// read-only, under --allow-all-tools too: no person is asked.
 	{"copilot-1.0.102/05-permissionRequest.json", "copilot", []string{"permissionRequest"}, func(t *testing.T, ev Event) {
-		is(t, "Kind", ev.Kind, Unknown)
+		is(t, "Kind", ev.Kind, Review)
 		is(t, "ArgKind", ArgKind(ev, "permissionRequest"), Unknown)
 		is(t, "Tool", ev.Tool, "Bash")
 		is(t, "ToolInput", string(ev.ToolInput), `{"command":"echo hookwire-step-one"}`)
 	}},
 	{"copilot-1.0.102/08-permissionRequest.json", "copilot", []string{"permissionRequest"}, func(t *testing.T, ev Event) {
-		is(t, "Kind", ev.Kind, Unknown)
+		is(t, "Kind", ev.Kind, Review)
 		is(t, "Tool", ev.Tool, "Edit")
 		is(t, "file_path", gjson.GetBytes(ev.ToolInput, "file_path").String(), "/home/user/proj/notes.txt")
 	}},

@@ -71,6 +71,13 @@ func ScriptSession(flag string, getenv func(string) string, terminal func() stri
 	if s := strings.TrimSpace(getenv(EnvSession)); s != "" {
 		return s
 	}
+	// A script an agent runs (from a hook, or its shell tool) lands on the
+	// agent's session when the environment names it.
+	for _, v := range sessionEnvs() {
+		if s := strings.TrimSpace(getenv(v)); s != "" {
+			return s
+		}
+	}
 	for _, table := range [][]struct {
 		prefix string
 		vars   []string
@@ -128,7 +135,7 @@ func field(s string, sep byte, n int) string {
 // ScriptVars are the environment variables ScriptSession reads: a test
 // clears them, so that the CI it runs in does not name its sessions.
 func ScriptVars() []string {
-	vars := []string{EnvSession}
+	vars := append([]string{EnvSession}, sessionEnvs()...)
 	for _, row := range append(ciJobs[:len(ciJobs):len(ciJobs)], terminals...) {
 		vars = append(vars, row.vars...)
 	}
@@ -155,4 +162,16 @@ func script(ev *Event, in Input) {
 	default:
 		ev.Message = s.Message
 	}
+}
+
+// sessionEnvs are the variables in which agents name their session, in
+// registry order.
+func sessionEnvs() []string {
+	var out []string
+	for _, d := range registry {
+		if d.Paths.SessionEnv != "" {
+			out = append(out, d.Paths.SessionEnv)
+		}
+	}
+	return out
 }

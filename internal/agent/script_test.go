@@ -19,6 +19,8 @@ func TestScriptSession(t *testing.T) {
 	}{
 		{"flag wins", "build-42", map[string]string{EnvSession: "x", "CI_JOB_ID": "9"}, "/dev/pts/3", "build-42"},
 		{"suite variable", "", map[string]string{EnvSession: " deploy ", "CI_JOB_ID": "9"}, "", "deploy"},
+		{"run by an agent", "", map[string]string{"CLAUDE_CODE_SESSION_ID": "d63ac083", "CI_JOB_ID": "9"}, "/dev/pts/3", "d63ac083"},
+		{"suite variable over the agent's", "", map[string]string{EnvSession: "deploy", "GEMINI_SESSION_ID": "g-1"}, "", "deploy"},
 		{"github", "", map[string]string{"GITHUB_RUN_ID": "4711", "GITHUB_JOB": "build linux", "TMUX_PANE": "%1"}, "", "github.4711.build.linux"},
 		{"github needs both", "", map[string]string{"GITHUB_RUN_ID": "4711", "CI_JOB_ID": "9"}, "", "gitlab.9"},
 		{"buildkite", "", map[string]string{"BUILDKITE_JOB_ID": "0190a1b2-c3d4"}, "", "buildkite.0190a1b2-c3d4"},
@@ -63,6 +65,7 @@ func TestScriptFlags(t *testing.T) {
 		want := base
 		want.Kind, want.Name = tc.kind, string(tc.kind)
 		tc.set(&want)
+		want.AgentTool = want.Tool
 		if got := parse("", "", string(tc.kind)); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s:\ngot  %s\nwant %s", tc.kind, dump(got), dump(want))
 		}

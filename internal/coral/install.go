@@ -5,26 +5,18 @@ import (
 	"errors"
 	"time"
 
+	"github.com/hookwire/hookwire/internal/agent"
 	"github.com/hookwire/hookwire/internal/install"
 	"github.com/hookwire/hookwire/internal/transport/httpsend"
 )
 
-// hooks are the events coral-pulse is installed on, per agent: every one
+// hooks are the kinds of event coral-pulse is installed on: every one
 // that changes the Status: or Goal: line.
 var hooks = install.Spec{
 	Binary:  "coral-pulse",
 	Timeout: 10 * time.Second,
-	Events: map[string][]string{
-		"claude": {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure",
-			"PermissionRequest", "Notification", "Stop", "StopFailure", "PreCompact", "SessionEnd"},
-		"codex": {"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
-			"Stop", "StopFailure", "Interrupt", "PreCompact", "SessionEnd"},
-		"gemini":      {"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "Notification", "AfterAgent", "PreCompress", "SessionEnd"},
-		"antigravity": {"SessionStart", "PreInvocation", "PreToolUse", "PostToolUse", "Stop"},
-		"cursor": {"sessionStart", "beforeSubmitPrompt", "preToolUse", "beforeShellExecution", "beforeMCPExecution",
-			"postToolUse", "afterShellExecution", "afterFileEdit", "stop", "preCompact", "sessionEnd"},
-		"copilot": {"sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "postToolUseFailure",
-			"notification", "agentStop", "errorOccurred", "sessionEnd"},
+	Kinds: []agent.Kind{
+		agent.SessionStart, agent.Prompt, agent.ToolStart, agent.ToolEnd, agent.Permission, agent.Attention, agent.TurnEnd, agent.Error, agent.Interrupted, agent.Compact, agent.SessionEnd,
 	},
 	Env:  []string{"CORAL_SESSION_NAME", "TMUX_PANE", "CORAL_URL", "CORAL_PORT", "XDG_RUNTIME_DIR", "PULSE_LOG"},
 	Test: install.Test{Stdin: `{"session_id":"hookwire-doctor","cwd":"/","hook_event_name":"Notification","message":"doctor","notification_type":"idle_prompt"}`},

@@ -67,20 +67,9 @@ func Tags(ev agent.Event, home string) []Tag {
 	return tags
 }
 
-// permissionTool is the tool waiting for approval. Claude Code's
-// Notification says it only in words: "Claude needs your permission to use
-// Bash".
-func permissionTool(ev agent.Event) string {
-	if ev.Tool != "" {
-		return ev.Tool
-	}
-	if _, rest, ok := strings.Cut(ev.Message, "permission to use "); ok {
-		if f := strings.Fields(rest); len(f) > 0 {
-			return f[0]
-		}
-	}
-	return ""
-}
+// permissionTool is the tool waiting for approval (the dialect reads it
+// from a notification that names it only in words).
+func permissionTool(ev agent.Event) string { return ev.Tool }
 
 // errorText names what stopped the turn: the agent's error type, in words
 // (rate_limit → rate limit), else the first line of its message.

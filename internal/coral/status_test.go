@@ -8,11 +8,22 @@ import (
 	"github.com/hookwire/hookwire/internal/agent"
 )
 
+// tool is the event of a tool about to run, as the agent's dialect makes
+// it from the agent's own tool name and input.
 func tool(a agent.Agent, name, input string) agent.Event {
-	return agent.Event{Kind: agent.ToolStart, Agent: a, Tool: name, ToolInput: json.RawMessage(input), Cwd: "/home/u/app"}
+	p := map[string]any{"hook_event_name": "PreToolUse", "cwd": "/home/u/app", "tool_name": name}
+	if input != "" {
+		p["tool_input"] = json.RawMessage(input)
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		panic(err)
+	}
+	return agent.Parse(agent.Input{Agent: string(a), Payload: b})
 }
 
-// One row per tool name in the table, with each dialect's input shape.
+// One row per tool of each agent, with its input shape, as the agent's
+// dialect names it: the statuses come from the canonical names.
 var toolCases = []struct {
 	ev   agent.Event
 	want string
@@ -36,6 +47,7 @@ var toolCases = []struct {
 	{tool(agent.Claude, "Task", `{"description":"Find the flaky test","prompt":"…","subagent_type":"general-purpose"}`), "Delegating: Find the flaky test"},
 	{tool(agent.Claude, "Agent", `{"prompt":"Review the diff"}`), "Delegating: Review the diff"},
 	{tool(agent.Claude, "TodoWrite", `{"todos":[]}`), "Updating the plan"},
+	{tool(agent.Claude, "TodoRead", `{}`), "Reading the plan"},
 	{tool(agent.Claude, "ExitPlanMode", `{"plan":"…"}`), "Presenting a plan"},
 	{tool(agent.Claude, "AskUserQuestion", `{"questions":[]}`), "Asking a question"},
 	{tool(agent.Claude, "Skill", `{"skill":"pdf"}`), "Using skill pdf"},
@@ -150,7 +162,7 @@ var toolCases = []struct {
 func TestToolStatus(t *testing.T) {
 	for _, c := range toolCases {
 		if got := ToolStatus(c.ev, "/home/u"); got != c.want {
-			t.Errorf("%s %s %s: %q, want %q", c.ev.Agent, c.ev.Tool, c.ev.ToolInput, got, c.want)
+			t.Errorf("%s %s (%s) %s: %q, want %q", c.ev.Agent, c.ev.AgentTool, c.ev.Tool, c.ev.ToolInput, got, c.want)
 		}
 	}
 }
@@ -159,7 +171,7 @@ func TestToolStatus(t *testing.T) {
 func TestToolTableCovered(t *testing.T) {
 	seen := map[string]bool{}
 	for _, c := range toolCases {
-		seen[c.ev.Tool] = true
+		seen[c.ev.Tool] = true // the canonical name
 	}
 	for name := range tools {
 		if !seen[name] {
@@ -214,9 +226,6 @@ func TestTags(t *testing.T) {
 		{"thinking", ev(agent.Thinking, nil), []Tag{{Status, "Thinking"}}},
 		{"tool_end", ev(agent.ToolEnd, nil), []Tag{{Status, "Thinking"}}},
 		{"permission", ev(agent.Permission, func(e *agent.Event) { e.Tool = "Bash" }), []Tag{{Status, "Waiting for approval: Bash"}}},
-		{"permission, from the notification's words", ev(agent.Permission, func(e *agent.Event) {
-			e.Message = "Claude needs your permission to use WebFetch"
-		}), []Tag{{Status, "Waiting for approval: WebFetch"}}},
 		{"permission, MCP", ev(agent.Permission, func(e *agent.Event) { e.Tool = "mcp__github__merge_pr" }),
 			[]Tag{{Status, "Waiting for approval: github/merge_pr"}}},
 		{"permission, no tool", ev(agent.Permission, func(e *agent.Event) { e.Message = "Allow run_shell_command?" }),

@@ -29,22 +29,19 @@ const (
 	quoted              // a pattern or query, in double quotes
 	host                // a URL: its host
 	words               // free text, as is
-	patch               // a patch: the first file it touches
 )
 
-// The input fields of each kind of argument across dialects: snake_case
-// (Claude Code, Codex, Gemini CLI, Cursor), camelCase (Copilot CLI) and
-// Antigravity's PascalCase.
+// The input fields each kind of action reads, in the canonical argument
+// names (internal/agent/tools.go): each agent's dialect adds them beside
+// its own.
 var (
-	commandKeys = []string{"command", "cmd", "CommandLine", "commandLine"}
-	fileKeys    = []string{"file_path", "absolute_path", "notebook_path", "target_file", "path", "filePath",
-		"FilePath", "AbsolutePath", "TargetFile", "Path", "file", "paths.0", "file_paths.0"}
-	dirKeys    = []string{"path", "dir_path", "directory", "relative_workspace_path", "DirectoryPath", "SearchDirectory", "Path"}
-	grepKeys   = []string{"pattern", "query", "regex", "Pattern", "Query"}
-	globKeys   = []string{"pattern", "glob_pattern", "query", "Pattern", "include"}
-	urlKeys    = []string{"url", "Url", "URL", "prompt"} // Gemini's web_fetch has its URLs in a prompt
-	searchKeys = []string{"query", "search_term", "Query", "q"}
-	taskKeys   = []string{"description", "subagent_type", "agent_name", "prompt"}
+	commandKeys = []string{agent.ArgCommand}
+	fileKeys    = []string{agent.ArgFilePath, agent.ArgNotebookPath}
+	dirKeys     = []string{agent.ArgPath}
+	patternKeys = []string{agent.ArgPattern}
+	urlKeys     = []string{agent.ArgURL}
+	searchKeys  = []string{agent.ArgQuery}
+	taskKeys    = []string{agent.ArgDescription, agent.ArgSubagentType, agent.ArgPrompt}
 )
 
 var (
@@ -54,19 +51,19 @@ var (
 	write    = action{"Writing", path, fileKeys, "Writing a file"}
 	remove   = action{"Deleting", path, fileKeys, "Deleting a file"}
 	list     = action{"Listing", path, dirKeys, "Listing files"}
-	grep     = action{"Searching for", quoted, grepKeys, "Searching the code"}
-	glob     = action{"Finding", quoted, globKeys, "Finding files"}
+	grep     = action{"Searching for", quoted, patternKeys, "Searching the code"}
+	glob     = action{"Finding", quoted, patternKeys, "Finding files"}
 	fetch    = action{"Fetching", host, urlKeys, "Fetching a web page"}
 	search   = action{"Searching the web for", quoted, searchKeys, "Searching the web"}
 	delegate = action{"Delegating:", words, taskKeys, "Delegating to a subagent"}
-	skill    = action{"Using skill", words, []string{"skill", "command", "name"}, "Using a skill"}
-	applyP   = action{"Editing", patch, []string{"input", "patch", "command"}, "Applying a patch"}
-	intent   = action{"", words, []string{"intent"}, "Thinking"}
-	topic    = action{"", words, []string{"title", "strategic_intent"}, "Thinking"}
+	skill    = action{"Using skill", words, []string{agent.ArgSkill}, "Using a skill"}
+	applyP   = action{"Editing", path, fileKeys, "Applying a patch"}
+	intent   = action{"", words, []string{agent.ArgIntent}, "Thinking"}
 	planning = action{bare: "Planning"}
 	finish   = action{bare: "Finishing the task"}
 	resource = action{bare: "Reading an MCP resource"}
 	plan     = action{bare: "Updating the plan"}
+	readPlan = action{bare: "Reading the plan"}
 	ask      = action{bare: "Asking a question"}
 	present  = action{bare: "Presenting a plan"}
 	output   = action{bare: "Checking command output"}
@@ -77,65 +74,23 @@ var (
 	image    = action{bare: "Viewing an image"}
 )
 
-// tools maps each agent's tool names to their action. A name is looked up
-// as sent, then lower-cased.
+// tools maps the canonical tools (Event.Tool) to their action.
 var tools = map[string]action{
-	// Claude Code; Codex hooks and Cursor reuse several of these names.
-	"Bash": run, "Read": read, "Edit": edit, "MultiEdit": edit, "Write": write, "NotebookEdit": edit,
-	"Grep": grep, "Glob": glob, "LS": list, "WebFetch": fetch, "WebSearch": search,
-	"Task": delegate, "Agent": delegate, "TodoWrite": plan, "ExitPlanMode": present,
-	"AskUserQuestion": ask, "Skill": skill, "SlashCommand": skill,
-	"BashOutput": output, "KillShell": kill, "KillBash": kill,
-
-	// Gemini CLI.
-	"run_shell_command": run, "read_file": read, "read_many_files": read, "write_file": write,
-	"replace": edit, "glob": glob, "search_file_content": grep, "list_directory": list,
-	"web_fetch": fetch, "google_web_search": search, "save_memory": memory, "write_todos": plan,
-	// Gemini CLI 0.61 (defect 12 of issue 11: these showed as "Using …").
-	"update_topic": topic, "ask_user": ask, "invoke_agent": delegate, "enter_plan_mode": planning,
-	"exit_plan_mode": present, "activate_skill": skill, "complete_task": finish,
-	"read_mcp_resource": resource, "list_mcp_resources": resource, "get_internal_docs": read,
-
-	// Antigravity (its arguments are PascalCase: CommandLine, TargetFile, …).
-	"run_command": run, "view_file": read, "view_file_outline": read, "view_code_item": read,
-	"edit_file": edit, "write_to_file": write, "replace_file_content": edit,
-	"multi_replace_file_content": edit, "codebase_search": grep, "grep_search": grep,
-	"find_by_name": glob, "list_dir": list, "read_url_content": fetch, "search_web": search,
-	"command_status": output, "send_command_input": input,
-
-	// Codex (besides Claude's names, which its hooks use for the shell).
-	"shell": run, "local_shell": run, "exec_command": run, "container.exec": run,
-	"apply_patch": applyP, "update_plan": plan, "web_search": search, "view_image": image,
-	"write_stdin": input,
-
-	// Cursor (besides Claude's names).
-	"Shell": run, "Delete": remove, "run_terminal_cmd": run, "delete_file": remove, "file_search": glob,
-
-	// Copilot CLI.
-	"bash": run, "view": read, "create": write, "edit": edit, "str_replace_editor": edit,
-	"grep": grep, "fetch": fetch, "report_intent": intent, "update_todo": plan,
-	"read_bash": output, "write_bash": input, "stop_bash": kill,
-}
-
-// lookup finds a tool's action; browser_* tools are Antigravity's browser.
-func lookup(name string) (action, bool) {
-	if a, ok := tools[name]; ok {
-		return a, true
-	}
-	if a, ok := tools[strings.ToLower(name)]; ok {
-		return a, true
-	}
-	if strings.HasPrefix(name, "browser_") {
-		return browse, true
-	}
-	return action{}, false
+	agent.Bash: run, agent.BashOutput: output, agent.BashInput: input, agent.KillShell: kill,
+	agent.Read: read, agent.Write: write, agent.Edit: edit, agent.MultiEdit: edit,
+	agent.NotebookEdit: edit, agent.Delete: remove, agent.ApplyPatch: applyP,
+	agent.Grep: grep, agent.Glob: glob, agent.LS: list, agent.WebFetch: fetch, agent.WebSearch: search,
+	agent.Task: delegate, agent.TodoWrite: plan, agent.TodoRead: readPlan, agent.AskUserQuestion: ask, agent.Skill: skill,
+	agent.EnterPlanMode: planning, agent.ExitPlanMode: present, agent.ListMcpResource: resource,
+	agent.ReadMcpResource: resource, agent.ViewImage: image, agent.Memory: memory,
+	agent.Browser: browse, agent.Intent: intent, agent.CompleteTask: finish,
 }
 
 // ToolStatus is the STATUS of a tool about to run: "Running go test ./...",
 // "Editing internal/hook/run.go", `Searching for "Deadline"`. A tool the
 // table does not know is "Using NAME".
 func ToolStatus(ev agent.Event, home string) string {
-	a, ok := lookup(ev.Tool)
+	a, ok := tools[ev.Tool]
 	if !ok {
 		if ev.Tool == "" {
 			return "Using a tool"
@@ -184,31 +139,16 @@ func (a action) arg(ev agent.Event, home string) string {
 		s = displayPath(Clean(v.String()), ev.Cwd, home)
 	case host:
 		s = hostOf(v.String())
-	case patch:
-		s = displayPath(patchFile(v.String()), ev.Cwd, home)
 	default:
 		s = v.String()
 	}
 	return Clean(s)
 }
 
-// command is a shell command's first line. Codex may send argv
-// (["bash","-lc","go test"]): then the script, or the words joined. A
-// leading "cd DIR &&" says where, not what, and goes.
+// command is a shell command's first line (the dialect made argv a line).
+// A leading "cd DIR &&" says where, not what, and goes.
 func command(v gjson.Result) string {
-	s := v.String()
-	if v.IsArray() {
-		var argv []string
-		for _, a := range v.Array() {
-			argv = append(argv, a.String())
-		}
-		if n := len(argv); n >= 3 && (argv[n-2] == "-lc" || argv[n-2] == "-c") {
-			s = argv[n-1]
-		} else {
-			s = strings.Join(argv, " ")
-		}
-	}
-	s = FirstLine(s)
+	s := FirstLine(v.String())
 	for {
 		rest, ok := strings.CutPrefix(s, "cd ")
 		if !ok {
@@ -244,28 +184,13 @@ func hostOf(s string) string {
 	return strings.TrimPrefix(u.Hostname(), "www.")
 }
 
-// patchFile is the first file an apply_patch patch touches.
-func patchFile(p string) string {
-	for line := range strings.Lines(p) {
-		for _, marker := range []string{"*** Update File: ", "*** Add File: ", "*** Delete File: "} {
-			if f, ok := strings.CutPrefix(strings.TrimSpace(line), marker); ok {
-				return strings.TrimSpace(f)
-			}
-		}
-	}
-	return ""
-}
-
-// toolName shows a tool's name: MCP tools (mcp__server__tool, Cursor's
-// MCP:tool) as server/tool.
+// toolName shows a tool's name: MCP tools (mcp__server__tool) as
+// server/tool.
 func toolName(name string) string {
 	if rest, ok := strings.CutPrefix(name, "mcp__"); ok {
 		if server, tool, ok := strings.Cut(rest, "__"); ok {
 			return server + "/" + tool
 		}
-		return rest
-	}
-	if rest, ok := strings.CutPrefix(name, "MCP:"); ok {
 		return rest
 	}
 	return name

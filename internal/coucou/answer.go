@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
+
+	"github.com/hookwire/hookwire/internal/agent"
 )
 
 // AskUserQuestion is Claude Code's tool that asks the person a question; the
@@ -124,12 +126,13 @@ func answerValue(q question, labels []string) any {
 	return labels[0]
 }
 
-// AnswerReply is what Claude Code reads for an answered question: on the
-// PermissionRequest an allow with the updated input, on the --ask
-// PreToolUse hook the PreToolUse form of the same.
-func AnswerReply(event string, updated []byte) string {
-	if event == "PreToolUse" {
-		return `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":` + string(updated) + `}}`
+// AnswerReply is what the agent reads for an answered question: an allow
+// with the updated input, in its dialect's words (Claude Code's on the
+// PermissionRequest, and on the --ask PreToolUse hook the PreToolUse form).
+func AnswerReply(ev agent.Event, updated []byte) string {
+	d, ok := agent.For(ev.Agent)
+	if !ok || d.Reply == nil {
+		return ""
 	}
-	return `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedInput":` + string(updated) + `}}}`
+	return d.Reply(ev.Name, agent.Reply{Decision: agent.Allow, UpdatedInput: updated, By: "Coucou"})
 }

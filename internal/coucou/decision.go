@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+
+	"github.com/hookwire/hookwire/internal/agent"
 )
 
 // A Decision is the app's answer to an approval request.
@@ -51,103 +53,28 @@ func ParseDecision(line []byte) Decision {
 	return None
 }
 
-// TakesDecisions reports whether the app shows an approval card for the
-// agent (reply.rs takes_decisions; hermes only when it says it can hear
-// the answer). Other agents get an immediate "ask" from the app, so there
-// is nothing to wait for.
-func TakesDecisions(agent string, hermesTransport bool) bool {
-	switch agent {
-	case "", "claude", "claude-desktop", "codex", "copilot", "muse":
-		return true
-	case "hermes":
-		return hermesTransport
-	}
-	return false
+// TakesDecisions reports whether an approval card for ev is worth holding
+// the hook for: the agent reads a person's answer from the hook (its
+// dialect's Approves). For the others the app answers "ask" at once
+// (reply.rs takes_decisions), so there is nothing to wait for.
+func TakesDecisions(ev agent.Event) bool {
+	d, ok := agent.For(ev.Agent)
+	return ok && d.Approves != nil && d.Approves(ev)
 }
-
-const (
-	claudeAllow = `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}`
-	claudeDeny  = `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"Denied from Coucou"}}}`
-)
 
 // Reply is what the relay prints for the agent: the decision in the
-// agent's own format on a permission request, and the neutral answer some
-// agents expect on every hook (a JSON object on stdout, else they warn).
-// "" prints nothing. suggestions is Claude's
-// permission_suggestions (raw JSON), which "always" makes permanent.
-func Reply(agent, event string, d Decision, suggestions []byte) string {
-	if event == "PermissionRequest" {
-		switch agent {
-		case "", "claude", "claude-desktop":
-			switch d {
-			case Allow:
-				return claudeAllow
-			case Always:
-				if len(bytes.TrimSpace(suggestions)) > 0 && json.Valid(suggestions) {
-					return `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedPermissions":` +
-						string(compact(suggestions)) + `}}}`
-				}
-				return claudeAllow
-			case Deny:
-				return claudeDeny
-			}
-			return ""
-		case "codex": // Codex fails a hook that answers updatedPermissions
-			switch d {
-			case Allow, Always:
-				return claudeAllow
-			case Deny:
-				return claudeDeny
-			}
-			return ""
-		case "copilot":
-			// Copilot CLI 1.0.102 reads {"behavior","message"} and ignores
-			// permissionDecision; with no answer it decides as it would
-			// without the hook (its own prompt, or a denial in -p).
-			switch d {
-			case Allow, Always:
-				return `{"behavior":"allow"}`
-			case Deny:
-				return `{"behavior":"deny","message":"Denied from Coucou"}`
-			}
-			return ""
-		case "muse":
-			switch d {
-			case Allow, Always:
-				return `{"permissionDecision":"allow"}`
-			case Deny:
-				return `{"permissionDecision":"deny"}`
-			}
-			return ""
-		case "hermes":
-			switch d {
-			case Allow:
-				return `{"choice":"once"}`
-			case Always:
-				return `{"choice":"always"}`
-			case Deny:
-				return `{"choice":"deny"}`
-			}
-			return ""
-		}
+// agent's own format, or the neutral answer some agents expect after every
+// hook; "" prints nothing. suggestions are the agent's suggested rules
+// (raw JSON), which "always" makes permanent. A question's answer prints
+// only through UpdatedInput (relay.go).
+func Reply(ev agent.Event, d Decision, suggestions []byte) string {
+	dl, ok := agent.For(ev.Agent)
+	if !ok || dl.Reply == nil {
+		return ""
 	}
-	switch agent {
-	case "gemini", "copilot", "muse": // they read a JSON object after every hook
-		return "{}"
-	case "antigravity":
-		if event == "PreToolUse" {
-			// {} reads as a denial there; ask keeps Antigravity's own prompt.
-			return `{"decision":"ask"}`
-		}
-		return "{}"
+	r := agent.Reply{Decision: agent.Decision(d), Suggestions: suggestions, By: "Coucou"}
+	if d == Answer {
+		r.Decision = agent.None
 	}
-	return ""
-}
-
-func compact(b []byte) []byte {
-	var out bytes.Buffer
-	if json.Compact(&out, b) != nil {
-		return b
-	}
-	return out.Bytes()
+	return dl.Reply(ev.Name, r)
 }

@@ -1,6 +1,10 @@
 package coucou
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/hookwire/hookwire/internal/agent"
+)
 
 func TestParseDecision(t *testing.T) {
 	for in, want := range map[string]Decision{
@@ -16,6 +20,10 @@ func TestParseDecision(t *testing.T) {
 	}
 }
 
+// TestReply: the app's decisions reach each agent in its own words (the
+// formats themselves are internal/agent's TestReply); an agent without a
+// dialect gets nothing, and a question's answer prints only through
+// AnswerReply.
 func TestReply(t *testing.T) {
 	sugg := []byte(`[ {"type": "addRules"} ]`)
 	for _, tc := range []struct {
@@ -23,42 +31,30 @@ func TestReply(t *testing.T) {
 		d            Decision
 		want         string
 	}{
-		{"", "PermissionRequest", Always, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedPermissions":[{"type":"addRules"}]}}}`},
-		{"", "PermissionRequest", Ask, ""},
-		{"codex", "PermissionRequest", Always, claudeAllow},
-		{"codex", "PermissionRequest", None, ""},
-		{"muse", "PermissionRequest", Deny, `{"permissionDecision":"deny"}`},
-		{"muse", "PermissionRequest", None, ""},
-		{"hermes", "PermissionRequest", Allow, `{"choice":"once"}`},
-		{"hermes", "PermissionRequest", Always, `{"choice":"always"}`},
-		{"hermes", "PermissionRequest", Deny, `{"choice":"deny"}`},
-		// Copilot CLI 1.0.102 reads behavior; no answer leaves it to Copilot.
-		{"copilot", "PermissionRequest", Allow, `{"behavior":"allow"}`},
-		{"copilot", "PermissionRequest", Always, `{"behavior":"allow"}`},
-		{"copilot", "PermissionRequest", Deny, `{"behavior":"deny","message":"Denied from Coucou"}`},
-		{"copilot", "PermissionRequest", Ask, ""},
-		{"copilot", "PermissionRequest", None, ""},
-		{"gemini", "PreToolUse", None, "{}"},
-		{"antigravity", "PreToolUse", None, `{"decision":"ask"}`},
-		{"antigravity", "PostToolUse", None, "{}"},
-		{"cursor", "PreToolUse", None, ""},
-		{"opencode", "PermissionRequest", Allow, ""},
-		{"", "UserPromptSubmit", None, ""},
+		{"claude", "PermissionRequest", Always, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedPermissions":[{"type":"addRules"}]}}}`},
+		{"claude", "PermissionRequest", Deny, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"Denied from Coucou"}}}`},
+		{"claude", "PermissionRequest", Ask, ""},
+		{"claude", "PermissionRequest", Answer, ""},
+		{"copilot", "permissionRequest", Deny, `{"behavior":"deny","message":"Denied from Coucou"}`},
+		{"copilot", "permissionRequest", Answer, ""},
+		{"gemini", "BeforeTool", None, "{}"},
+		{"opencode-plugin", "PermissionRequest", Allow, ""},
+		{"amp", "Stop", None, ""},
 	} {
-		if got := Reply(tc.agent, tc.event, tc.d, sugg); got != tc.want {
+		if got := Reply(agent.Event{Agent: agent.Agent(tc.agent), Name: tc.event}, tc.d, sugg); got != tc.want {
 			t.Errorf("Reply(%q, %q, %q) = %s, want %s", tc.agent, tc.event, tc.d, got, tc.want)
 		}
 	}
 }
 
 func TestTakesDecisions(t *testing.T) {
-	for agent, want := range map[string]bool{"": true, "codex": true, "copilot": true, "muse": true,
-		"gemini": false, "antigravity": false, "cursor": false, "opencode": false, "hermes": false} {
-		if TakesDecisions(agent, false) != want {
-			t.Errorf("TakesDecisions(%q) = %v", agent, !want)
+	for name, want := range map[string]bool{"claude": true, "codex": true, "copilot": true, "muse": true,
+		"gemini": false, "antigravity": false, "cursor": false, "amp": false, "hermes": false} {
+		if TakesDecisions(agent.Event{Agent: agent.Agent(name)}) != want {
+			t.Errorf("TakesDecisions(%q) = %v", name, !want)
 		}
 	}
-	if !TakesDecisions("hermes", true) {
+	if !TakesDecisions(agent.Event{Agent: "hermes", Raw: []byte(`{"coucou_has_transport":true}`)}) {
 		t.Error("hermes with a transport takes decisions")
 	}
 }

@@ -8,32 +8,24 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/hookwire/hookwire/internal/agent"
 	"github.com/hookwire/hookwire/internal/install"
 	"github.com/hookwire/hookwire/internal/state"
 	"github.com/hookwire/hookwire/internal/transport"
 )
 
-// hooks are the events nb-hook is installed on, per agent (Coucou's own
-// installers' lists). Approvals get 120 s, above the relay's 118 s wait.
+// hooks are the kinds of event nb-hook relays: Coucou's own installers'
+// lists, in kinds (each agent's names for them are its dialect's).
+// Approvals get 120 s, above the relay's 118 s wait. No Review: it asks the
+// hooks about every tool the agent may run, and a card left unanswered
+// would hold each up to 118 s (--approvals, installed by hand, shows them).
 var hooks = install.Spec{
 	Binary:    "nb-hook",
 	Timeout:   10 * time.Second,
 	Approval:  120 * time.Second,
-	Approvals: []string{"PermissionRequest", "permissionRequest"},
-	Events: map[string][]string{
-		"claude": {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure",
-			"PermissionRequest", "Notification", "Stop", "StopFailure", "SubagentStart", "SubagentStop", "SessionEnd"},
-		"codex": {"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
-			"Stop", "SubagentStart", "SubagentStop", "Interrupt", "SessionEnd"},
-		"gemini":      {"SessionStart", "SessionEnd", "BeforeTool", "AfterTool", "BeforeAgent", "AfterAgent", "Notification"},
-		"antigravity": {"PreToolUse", "PostToolUse", "PreInvocation", "PostInvocation", "Stop"},
-		"cursor":      {"sessionStart", "beforeSubmitPrompt", "preToolUse", "postToolUse", "postToolUseFailure", "subagentStart", "subagentStop", "stop", "sessionEnd"},
-		// No permissionRequest: it fires for every tool that is not read-only,
-		// even those Copilot allows, and a card left unanswered would hold
-		// each up to 118 s. notification (permission_prompt) says when a
-		// person is really asked.
-		"copilot": {"sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "postToolUseFailure",
-			"agentStop", "errorOccurred", "subagentStart", "subagentStop", "sessionEnd", "notification"},
+	Approvals: []agent.Kind{agent.Permission},
+	Kinds: []agent.Kind{
+		agent.SessionStart, agent.Prompt, agent.ToolStart, agent.ToolEnd, agent.Permission, agent.Attention, agent.SubagentStart, agent.SubagentStop, agent.TurnEnd, agent.Error, agent.Interrupted, agent.SessionEnd,
 	},
 	StatusLine: install.StatusLine{Flag: StatusLineFlag, Previous: PreviousFlag},
 	Env:        []string{"COUCOU_SOCKET", "COUCOU_DECISION_TIMEOUT", "XDG_RUNTIME_DIR", "PULSE_LOG"},

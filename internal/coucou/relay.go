@@ -1,17 +1,14 @@
 package coucou
 
 import (
-	"bytes"
-	"cmp"
-	"encoding/json"
 	"os"
 	"runtime"
 	"strings"
 	"time"
 
 	"github.com/alecthomas/kong"
-	"github.com/tidwall/gjson"
 
+	"github.com/hookwire/hookwire/internal/agent"
 	"github.com/hookwire/hookwire/internal/hook"
 	"github.com/hookwire/hookwire/internal/install"
 	"github.com/hookwire/hookwire/internal/transport"
@@ -49,7 +46,7 @@ Always exits 0.`,
 		Commands: install.Commands(hooks, socketCheck),
 		// What a hook whose event a finisher relays prints (Copilot CLI's
 		// turn end, sent once its answer is written).
-		Neutral: func(agent, event string) string { return Reply(agent, ClaudeName(event), None, nil) },
+		Neutral: func(ev agent.Event) string { return Reply(ev, None, nil) },
 		// The pill shows done or failed after the command: no session end.
 		Wrap: hook.Wrap{},
 	}
@@ -86,42 +83,40 @@ func (c *relayCLI) Run(inv *hook.Invocation) error {
 	if c.StatusLine {
 		return c.statusLine(inv)
 	}
-	agent := c.Agent
+	name := c.Agent
 	var args []string
 	if c.Event != "" {
 		args = append([]string{c.Event}, c.Rest...)
 	}
 
 	tag := ""
-	if agent != "" && agent != "claude" {
-		if ValidAgent(agent) {
-			tag = agent
+	if name != "" && name != "claude" {
+		if ValidAgent(name) {
+			tag = name
 		} else {
-			inv.Notef("--agent %q is not a name the app accepts (^[a-z0-9-]{1,24}$): the event goes to the Claude Code pill", agent)
+			inv.Notef("--agent %q is not a name the app accepts (^[a-z0-9-]{1,24}$): the event goes to the Claude Code pill", name)
 		}
 	}
-	in := inv.Stdin()
-	payload, eventArg := in.Data, c.Event
-	if js := notifyJSON(append([]string{c.Event}, c.Rest...)); js != nil && !object(payload) {
-		// Codex's notify program: the JSON is the last argument.
-		payload, eventArg = js, ""
-	}
-	ev := inv.Event(agent, args) // for the log, the session-end budget, and what the dialect normalizes
-	if ev.Script && !object(payload) {
+	ev := inv.Event(name, args) // for the log, the session-end budget, and what the dialect normalizes
+	// The payload as the dialect read it: stdin, or the argument an agent
+	// passes its JSON in (Codex's notify program); cut at the stdin cap, its
+	// complete leading fields.
+	payload := ev.Raw
+	if ev.Script && payload == nil {
 		// A script's event, by arguments: the payload Claude Code would
 		// have sent, on a pill of its own.
 		payload = ScriptPayload(ev)
-		if agent == "" {
+		if name == "" {
 			tag = ScriptAgent
 		}
 	}
-	if agent == "copilot" && ClaudeName(cmp.Or(ev.Name, c.Event)) == "PermissionRequest" && !c.Approvals {
-		// Not a person being asked (notification, permission_prompt, says
-		// when one is): a card here would hold each allowed call up to 118 s.
-		inv.Skip("Copilot asks its hooks about every tool that is not read-only: not relayed (--approvals relays it as a card)")
+	if ev.Kind == agent.Review && !c.Approvals {
+		// Not a person being asked (the agent says so when one is): a card
+		// here would hold each call the agent allows up to 118 s.
+		inv.Skip("the agent asks its hooks about a tool, no person: not relayed (--approvals relays it as a card)")
 		return nil
 	}
-	question := isClaude(agent) && gjson.GetBytes(in.Data, "tool_name").Str == AskUserQuestion
+	question := ev.Tool == AskUserQuestion && TakesDecisions(ev)
 	if c.Ask && !question {
 		// The --ask hook's matcher is AskUserQuestion; anything else is not
 		// for it (the macOS relay returns the same way).
@@ -132,11 +127,11 @@ func (c *relayCLI) Run(inv *hook.Invocation) error {
 	if c.Ask {
 		kind = KindAsk
 	}
-	line, event, ok := Translate(payload, Input{Event: eventArg, Agent: tag, Getenv: inv.Getenv, Getwd: os.Getwd,
-		Truncated: in.Truncated, Now: time.Now(), Kind: kind, Parsed: &ev})
+	line, event, ok := Translate(payload, Input{Event: c.Event, Agent: tag, Getenv: inv.Getenv, Getwd: os.Getwd,
+		Now: time.Now(), Kind: kind, Parsed: &ev})
 	if !ok {
 		inv.Skip("stdin: no JSON object: nothing to relay")
-		c.reply(inv, agent, ClaudeName(c.Event), None, nil)
+		c.reply(inv, ev, None, nil)
 		return nil
 	}
 	path := SocketPath(Where{GOOS: runtime.GOOS, Getenv: inv.Getenv, Exists: exists,
@@ -153,14 +148,14 @@ func (c *relayCLI) Run(inv *hook.Invocation) error {
 		}
 	}
 
-	waits := event == "PermissionRequest" && TakesDecisions(agent, gjson.GetBytes(in.Data, "coucou_has_transport").Bool())
+	waits := event == "PermissionRequest" && TakesDecisions(ev)
 	if !waits && !c.Ask {
 		// The app acknowledges with {"ok":true} (macOS) or just closes
 		// (Windows, Linux); waiting briefly keeps us alive while it looks
 		// up our process tree to find the terminal.
 		send.ReplyWithin, send.ReplyOptional = ackWithin, true
 		inv.Send(send)
-		c.reply(inv, agent, event, None, nil)
+		c.reply(inv, ev, None, nil)
 		return nil
 	}
 
@@ -179,9 +174,11 @@ func (c *relayCLI) Run(inv *hook.Invocation) error {
 		// A question's answer goes back as the question's own input, exactly
 		// as Claude Code sent it, with the answers added.
 		if d == Answer && question {
-			if updated, ok := UpdatedInput([]byte(gjson.GetBytes(in.Data, "tool_input").Raw), answer.Body); ok {
-				inv.Reply([]byte(AnswerReply(event, updated) + "\n"))
-				return nil
+			if updated, ok := UpdatedInput([]byte(ev.Get("tool_input").Raw), answer.Body); ok {
+				if r := AnswerReply(ev, updated); r != "" {
+					inv.Reply([]byte(r + "\n"))
+					return nil
+				}
 			}
 		}
 		if d != None {
@@ -192,18 +189,12 @@ func (c *relayCLI) Run(inv *hook.Invocation) error {
 		}
 		d = None
 	}
-	c.reply(inv, agent, event, d, []byte(gjson.GetBytes(in.Data, "permission_suggestions").Raw))
+	c.reply(inv, ev, d, []byte(ev.Get("permission_suggestions").Raw))
 	return nil
 }
 
-// isClaude: the agents whose questions the relay answers (Claude Code,
-// from a terminal or the desktop app).
-func isClaude(agent string) bool {
-	return agent == "" || agent == "claude" || agent == "claude-desktop"
-}
-
-func (c *relayCLI) reply(inv *hook.Invocation, agent, event string, d Decision, suggestions []byte) {
-	if r := Reply(agent, event, d, suggestions); r != "" {
+func (c *relayCLI) reply(inv *hook.Invocation, ev agent.Event, d Decision, suggestions []byte) {
+	if r := Reply(ev, d, suggestions); r != "" {
 		inv.Reply([]byte(r + "\n"))
 	}
 }
@@ -225,23 +216,6 @@ func (c *relayCLI) decisionTimeout(inv *hook.Invocation) time.Duration {
 		inv.Notef("decision timeout %q is not a duration like 90s: using %v", v, def)
 	}
 	return def
-}
-
-// notifyJSON returns the last argument when it is a JSON object.
-func notifyJSON(args []string) []byte {
-	if len(args) == 0 {
-		return nil
-	}
-	last := []byte(strings.TrimSpace(args[len(args)-1]))
-	if object(last) && json.Valid(last) { // linear, bounded depth (agent.Salvage)
-		return last
-	}
-	return nil
-}
-
-func object(b []byte) bool {
-	b = bytes.TrimSpace(b)
-	return len(b) > 0 && b[0] == '{'
 }
 
 func clip(b []byte) string {

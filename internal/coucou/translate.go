@@ -16,49 +16,59 @@ import (
 	"github.com/hookwire/hookwire/internal/text"
 )
 
-// claudeNames translates every agent's event names into Claude Code's, the
-// app's vocabulary (Coucou's relays, normalize_event and normalize.rs).
-// Names not listed pass through unchanged.
-var claudeNames = map[string]string{
-	// Gemini CLI
-	"BeforeTool": "PreToolUse", "BeforeToolSelection": "PreToolUse",
-	"AfterTool": "PostToolUse", "AfterModel": "PostToolUse",
-	"BeforeAgent": "UserPromptSubmit", "AfterAgent": "Stop",
-	"startup": "SessionStart", "exit": "SessionEnd",
-	"PreCompress": "PreCompact",
-	// Antigravity
-	"PreInvocation": "UserPromptSubmit", "PostInvocation": "PostToolUse",
-	// snake_case spellings
-	"pre_tool_use": "PreToolUse", "post_tool_use": "PostToolUse", "user_prompt_submit": "UserPromptSubmit",
-	"session_start": "SessionStart", "session_end": "SessionEnd", "stop": "Stop",
-	// Copilot CLI and Cursor (camelCase)
-	"sessionStart": "SessionStart", "userPromptSubmitted": "UserPromptSubmit", "agentStop": "Stop",
-	"notification": "Notification", "preToolUse": "PreToolUse", "postToolUse": "PostToolUse",
-	"permissionRequest": "PermissionRequest", "sessionEnd": "SessionEnd",
-	"beforeSubmitPrompt": "UserPromptSubmit", "postToolUseFailure": "PostToolUseFailure",
-	"subagentStart": "SubagentStart", "subagentStop": "SubagentStop", "preCompact": "PreCompact",
-	// Cursor's older, tool-specific events (beyond Coucou's own table: the
-	// pill would otherwise not show them at all)
-	"beforeShellExecution": "PreToolUse", "beforeMCPExecution": "PreToolUse",
-	"afterShellExecution": "PostToolUse", "afterMCPExecution": "PostToolUse", "afterFileEdit": "PostToolUse",
-	// Codex's notify program (its JSON is the last argument)
-	"agent-turn-start": "UserPromptSubmit", "agent-turn-complete": "Stop",
+// appNames are the event names the app reads: Claude Code's hook
+// vocabulary, which the app was built on, and Codex's Interrupt, which
+// Coucou's own installer wires. A line keeps the agent's own name when it
+// is one of these.
+var appNames = map[string]bool{
+	"SessionStart": true, "UserPromptSubmit": true, "PreToolUse": true, "PostToolUse": true,
+	"PostToolUseFailure": true, "PermissionRequest": true, "Notification": true, "Stop": true,
+	"StopFailure": true, "SubagentStart": true, "SubagentStop": true, "PreCompact": true,
+	"SessionEnd": true, "Interrupt": true,
 }
 
-// impliedTools are the tools of events that name none (Cursor's): the
-// tool, and the payload field that is its input.
-var impliedTools = map[string]struct{ tool, field, as string }{
-	"beforeShellExecution": {"Shell", "command", "command"},
-	"afterShellExecution":  {"Shell", "command", "command"},
-	"afterFileEdit":        {"Edit", "file_path", "file_path"},
+// kindNames name each kind in the app's vocabulary, for an agent whose own
+// name the app does not read.
+var kindNames = map[agent.Kind]string{
+	agent.SessionStart:  "SessionStart",
+	agent.Prompt:        "UserPromptSubmit",
+	agent.Thinking:      "UserPromptSubmit",
+	agent.ToolStart:     "PreToolUse",
+	agent.ToolEnd:       "PostToolUse", // PostToolUseFailure when it failed
+	agent.Permission:    "PermissionRequest",
+	agent.Review:        "PermissionRequest", // relayed only with --approvals
+	agent.Attention:     "Notification",
+	agent.TurnEnd:       "Stop",
+	agent.Interrupted:   "Stop",
+	agent.Error:         "StopFailure",
+	agent.Compact:       "PreCompact",
+	agent.SubagentStart: "SubagentStart",
+	agent.SubagentStop:  "SubagentStop",
+	agent.SessionEnd:    "SessionEnd",
 }
 
-// ClaudeName translates an event name into Claude Code's vocabulary.
-func ClaudeName(name string) string {
-	if n, ok := claudeNames[name]; ok {
+// AppName is ev's name in the app's vocabulary: the agent's own when the
+// app reads it, else its kind's. An event of no kind keeps its name. A
+// notification that asks for a permission stays a notification: the card
+// that waits is for an agent's permission request only.
+func AppName(ev agent.Event) string {
+	if appNames[ev.Name] || ev.Kind == agent.Unknown {
+		return ev.Name
+	}
+	switch {
+	case ev.Kind == agent.ToolEnd && !ev.OK:
+		return "PostToolUseFailure"
+	case ev.Kind == agent.Permission:
+		if d, _ := agent.For(ev.Agent); d != nil {
+			if k, _ := d.KindOf(ev.Name); k != agent.Permission && k != agent.Review {
+				return "Notification"
+			}
+		}
+	}
+	if n, ok := kindNames[ev.Kind]; ok {
 		return n
 	}
-	return name
+	return ev.Name
 }
 
 // Limits of the channel (the Rust relay's, which the app was built against).
@@ -87,9 +97,10 @@ type Input struct {
 	// Truncated says the payload was cut at the stdin cap: its complete
 	// leading fields are relayed, the one that was cut is not.
 	Truncated bool
-	// Parsed is the event as the agent's dialect reads it, when known: its
-	// tool in Claude's words, the tool's input, a turn's final answer fill
-	// the fields the payload lacks.
+	// Parsed is the event as the agent's dialect reads it, when known: it
+	// names the line's event (AppName), and its session, directory, tool
+	// in the canonical words, the tool's input, prompt and a turn's final
+	// answer fill the fields the payload lacks under Claude Code's names.
 	Parsed *agent.Event
 	// Now stamps the line (EventTime); the zero time leaves it unstamped.
 	Now time.Time
@@ -141,13 +152,6 @@ var terminal = []struct{ field, env string }{
 	{"session_pid", "CLAUDE_CODE_SSE_PORT"},
 }
 
-// argAliases name Antigravity's PascalCase tool arguments the way the app
-// reads them; both spellings are kept.
-var argAliases = map[string]string{
-	"CommandLine": "command", "FilePath": "file_path", "Path": "path",
-	"Url": "url", "Query": "query", "Pattern": "pattern",
-}
-
 // Translate turns an agent's hook payload into the line the app reads: the
 // event named in Claude Code's vocabulary, the agent's field names filled
 // in under Claude's (never overwriting), the terminal context added, the
@@ -165,30 +169,14 @@ func Translate(payload []byte, in Input) (line []byte, event string, ok bool) {
 		return nil, "", false
 	}
 
-	raw, _ := p["hook_event_name"].(string)
-	if raw == "" {
-		raw, _ = p["type"].(string) // Codex notify
+	event, _ = p["hook_event_name"].(string)
+	if event == "" {
+		event = in.Event
 	}
-	if raw == "" {
-		raw = in.Event
+	if in.Parsed != nil && !in.Parsed.Script { // a script's payload is in the app's words (ScriptPayload)
+		event = AppName(*in.Parsed)
 	}
-	if t, ok := impliedTools[raw]; ok {
-		if v, ok := p[t.field]; ok {
-			setDefault(p, "tool_name", t.tool)
-			if _, ok := p["tool_input"].(map[string]any); !ok {
-				p["tool_input"] = map[string]any{t.as: v}
-			}
-		}
-	}
-	event = ClaudeName(strings.ToValidUTF8(raw, "\uFFFD"))
-	if event == "Stop" && p["status"] == "error" {
-		event = "StopFailure" // Cursor's stop of a failed turn
-	}
-	if event == "errorOccurred" && p["recoverable"] == false {
-		// Copilot CLI's error that ends the turn; a recoverable one (a
-		// retried model call) passes as it is.
-		event = "StopFailure"
-	}
+	event = strings.ToValidUTF8(event, "\uFFFD")
 	if event != "" {
 		p["hook_event_name"] = event
 	}
@@ -255,117 +243,40 @@ func setDefault(p map[string]any, k string, v any) {
 	p[k] = v
 }
 
-// first returns the first non-empty string among p's fields at paths
-// (a path is keys, then array indexes, separated by dots).
-func first(p map[string]any, paths ...string) string {
-	for _, path := range paths {
-		var v any = p
-		for _, k := range strings.Split(path, ".") {
-			switch c := v.(type) {
-			case map[string]any:
-				v = c[k]
-			case []any:
-				if k != "0" || len(c) == 0 {
-					v = nil
-				} else {
-					v = c[0]
-				}
-			default:
-				v = nil
-			}
-		}
-		if s, ok := v.(string); ok && s != "" {
-			return s
-		}
-	}
-	return ""
-}
-
+// fillAliases fills, under Claude Code's names, what the dialect read from
+// the agent's own fields; the payload's own value always wins.
 func fillAliases(p map[string]any, in Input) {
-	if ev := in.Parsed; ev != nil {
-		if ev.Tool != "" {
-			setDefault(p, "tool_name", ev.Tool)
-		}
-		if _, ok := p["tool_input"].(map[string]any); !ok && len(ev.ToolInput) > 0 {
-			var m map[string]any
-			dec := json.NewDecoder(bytes.NewReader(ev.ToolInput))
-			dec.UseNumber()
-			if dec.Decode(&m) == nil && m != nil {
-				p["tool_input"] = m
-			}
-		}
-		if ev.Kind == agent.TurnEnd && ev.Message != "" {
-			setDefault(p, "last_assistant_message", ev.Message)
-		}
+	ev := in.Parsed
+	if ev == nil {
+		ev = &agent.Event{}
 	}
-	if v := first(p, "toolName", "toolCall.name", "tool"); v != "" {
-		setDefault(p, "tool_name", v)
+	if ev.Session != "" {
+		setDefault(p, "session_id", ev.Session)
 	}
-	if _, ok := p["tool_input"].(map[string]any); !ok {
-		if args := toolArgs(p); args != nil {
-			p["tool_input"] = args
-		}
-	}
-	// The Stop step's text: Gemini's and Codex notify's names for it.
-	if v := first(p, "prompt_response", "last-assistant-message"); v != "" {
-		setDefault(p, "last_assistant_message", v)
-	}
-	if v := first(p, "initialPrompt"); v != "" { // Copilot's first prompt
-		setDefault(p, "prompt", v)
-	}
-	if msgs, ok := p["input-messages"].([]any); ok && len(msgs) > 0 {
-		if v, ok := msgs[len(msgs)-1].(string); ok && v != "" {
-			setDefault(p, "prompt", v)
-		}
-	}
-	sid := first(p, "conversationId", "conversation_id", "sessionId", "thread-id", "GEMINI_SESSION_ID")
-	if sid == "" {
-		sid = getenv(in, "GEMINI_SESSION_ID")
-	}
-	if sid != "" {
-		setDefault(p, "session_id", sid)
-	}
-	if cwd := first(p, "cwd", "workspacePaths.0", "workspace_roots.0", "workdir"); cwd != "" {
-		setDefault(p, "cwd", cwd)
+	if ev.Cwd != "" {
+		setDefault(p, "cwd", ev.Cwd)
 	} else if in.Getwd != nil {
 		if wd, err := in.Getwd(); err == nil {
 			setDefault(p, "cwd", wd)
 		}
 	}
-}
-
-// toolArgs is Copilot's toolArgs (an object, or an object as a JSON
-// string), else a copy of Antigravity's toolCall.args with snake_case
-// aliases beside the PascalCase originals.
-func toolArgs(p map[string]any) map[string]any {
-	switch a := p["toolArgs"].(type) {
-	case map[string]any:
-		return a
-	case string:
+	if ev.Tool != "" {
+		setDefault(p, "tool_name", ev.Tool)
+	}
+	if _, ok := p["tool_input"].(map[string]any); !ok && len(ev.ToolInput) > 0 {
 		var m map[string]any
-		dec := json.NewDecoder(strings.NewReader(a))
+		dec := json.NewDecoder(bytes.NewReader(ev.ToolInput))
 		dec.UseNumber()
 		if dec.Decode(&m) == nil && m != nil {
-			return m
+			p["tool_input"] = m
 		}
 	}
-	call, _ := p["toolCall"].(map[string]any)
-	args, _ := call["args"].(map[string]any)
-	if args == nil {
-		return nil
+	if ev.Prompt != "" {
+		setDefault(p, "prompt", ev.Prompt)
 	}
-	out := make(map[string]any, len(args)+len(argAliases))
-	for k, v := range args {
-		out[k] = v
+	if ev.Kind == agent.TurnEnd && ev.Message != "" {
+		setDefault(p, "last_assistant_message", ev.Message)
 	}
-	for from, to := range argAliases {
-		if v, ok := args[from]; ok {
-			if _, taken := out[to]; !taken {
-				out[to] = v
-			}
-		}
-	}
-	return out
 }
 
 // diffFields are the tool_input fields the app renders as a live diff.

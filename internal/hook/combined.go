@@ -327,13 +327,9 @@ func agentArgs(args []string) (agentFlag string, positional []string) {
 	return agentFlag, positional
 }
 
-// agentName is the agent as install names it.
-func agentName(ev agent.Event, flag string) string {
-	if flag != "" {
-		return strings.ToLower(flag)
-	}
-	return string(ev.Agent)
-}
+// agentName is the agent as install names it: its dialect's name (an
+// --agent alias resolved by the parse).
+func agentName(ev agent.Event, _ string) string { return string(ev.Agent) }
 
 // child is an invocation of surface b inside this combined one: the same
 // input, parse, deadline and debug log; its stdout is out.

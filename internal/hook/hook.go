@@ -104,9 +104,9 @@ type Binary struct {
 	// agent's terminal); the finisher's Getenv returns them.
 	Origin func(getenv func(string) string) map[string]string
 	// Neutral is the reply the agent expects from a hook that decides
-	// nothing (Event.Name as the agent sent it, the --agent flag), printed by
-	// a hook whose event a finisher sends; nil or "": none.
-	Neutral func(agentFlag, event string) string
+	// nothing, printed by a hook whose event a finisher sends; nil or "":
+	// none.
+	Neutral func(ev agent.Event) string
 	// Commands are subcommands for a person at a terminal (install,
 	// doctor, …): they print, and fail with a non-zero status.
 	Commands []Command
@@ -337,7 +337,7 @@ func (inv *Invocation) run(args []string) int {
 		kong.Description(inv.bin.Help + "\n\n" + strings.ReplaceAll(ScriptHelp, "<binary>", inv.bin.Name)),
 		kong.Writers(inv.stdout, inv.stderr),
 		kong.Exit(func(code int) { panic(exitRequest(code)) }),
-		kong.Vars{"version": inv.bin.Name + " " + inv.rec.Version},
+		kong.Vars{"version": inv.bin.Name + " " + inv.rec.Version, "agents": strings.Join(agent.InstallableNames(), ",")},
 		kong.Bind(inv),
 	}
 	interactive := map[string]bool{}

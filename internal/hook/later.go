@@ -130,7 +130,7 @@ func (inv *Invocation) later(ev agent.Event, agentFlag string, args []string) ag
 			q.Entries = append(q.Entries, inv.entry(args))
 			if err := writeQueue(store, name, q); err == nil {
 				inv.Notef("queued behind the turn end that a finisher%s sends: sent after it", pidNote(q.PID))
-				inv.handOver(ev, agentFlag, q.PID)
+				inv.handOver(ev, q.PID)
 			}
 		}
 		// Sent here, after what is queued.
@@ -167,7 +167,7 @@ func (inv *Invocation) later(ev agent.Event, agentFlag string, args []string) ag
 	q.PID = pid
 	writeQueue(store, name, q)
 	inv.Notef("the answer is not in the transcript yet: a finisher%s sends the turn end once it is", pidNote(pid))
-	inv.handOver(ev, agentFlag, pid)
+	inv.handOver(ev, pid)
 	return ev
 }
 
@@ -197,9 +197,9 @@ func queueable(ev agent.Event) bool {
 
 // handOver ends a hook whose event a finisher sends: the neutral reply the
 // agent expects, if any, and nothing else.
-func (inv *Invocation) handOver(ev agent.Event, agentFlag string, pid int) {
+func (inv *Invocation) handOver(ev agent.Event, pid int) {
 	if inv.bin.Neutral != nil {
-		if r := inv.bin.Neutral(agentFlag, ev.Name); r != "" {
+		if r := inv.bin.Neutral(ev); r != "" {
 			inv.Reply([]byte(r + "\n"))
 		}
 	}

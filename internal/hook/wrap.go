@@ -145,7 +145,7 @@ func (inv *Invocation) wrap(args []string) (code int) {
 		r.send(ev(agent.Prompt, "--message", name))
 		if inv.bin.Wrap.AsTool {
 			input, _ := json.Marshal(map[string]string{"command": line})
-			r.send(ev(agent.ToolStart, "--tool", "Bash", "--input", string(input)))
+			r.send(ev(agent.ToolStart, "--tool", agent.Bash, "--input", string(input)))
 		}
 		relayed <- r
 	}()

@@ -9,79 +9,26 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/hookwire/hookwire/internal/agent"
 )
 
-// shape is how an agent lays out its hooks.
-type shape int
-
-const (
-	// nested: {"hooks": {"Event": [{"matcher": "*", "hooks": [{"type":
-	// "command", "command": …, "timeout": …}]}]}} (Claude Code, Codex, Gemini CLI)
-	nested shape = iota
-	// named: {"<name>": {"PreToolUse": [{"matcher": "*", "hooks": [handler]}],
-	// "Stop": [handler]}}, one top-level entry per tool (Antigravity)
-	named
-	// flat: {"version": 1, "hooks": {"event": [{"command": …, "timeout": …}]}} (Cursor)
-	flat
-	// file: a file of our own, {"version": 1, "hooks": {"event": [{"type":
-	// "command", "bash": …, "timeoutSec": …}]}} (Copilot CLI)
-	file
-)
-
-// An Agent is where and how one agent keeps its hooks.
+// An Agent is where and how one agent keeps its hooks: its dialect's
+// Settings (internal/agent, one file per agent).
 type Agent struct {
 	Name string
-	// user and project are the settings file (for file: the directory), from
-	// the home directory and from the project's root.
-	user, project []string
-	// strict: the agent parses plain JSON; otherwise JSON with comments.
-	strict bool
-	shape  shape
-	// unit of the timeout field.
-	unit time.Duration
-	// positional: the agent's payload does not name its event, so each hook
-	// line names it.
-	positional bool
-	// matched are the events whose entries take a matcher.
-	matched []string
-	// withoutTimeout are events whose hooks get no timeout: the agent's own
-	// budget for them is the right one.
-	withoutTimeout []string
-	// maxTimeout caps the timeout of some events at what the agent accepts
-	// (Codex clamps SessionEnd and Interrupt to 3 s, and warns about every
-	// entry above it on every session start).
-	maxTimeout map[string]time.Duration
-	// homeVar names the environment variable that moves the agent's user
-	// settings, and homeRel is the settings' path under it.
-	homeVar string
-	homeRel []string
-	// trust says the agent runs a new or changed hook only once the user has
-	// trusted it (Codex): install says how, doctor checks it.
-	trust bool
+	*agent.Settings
+	dialect *agent.Dialect
 }
 
 // Agents are the agents install knows, by the --agent name.
-var Agents = map[string]*Agent{
-	"claude": {Name: "claude", user: []string{".claude", "settings.json"}, project: []string{".claude", "settings.json"},
-		strict: true, shape: nested, unit: time.Second, homeVar: "CLAUDE_CONFIG_DIR", homeRel: []string{"settings.json"},
-		matched: []string{"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"},
-		// SessionEnd hooks get 1.5 s unless a timeout raises it: keep it.
-		withoutTimeout: []string{"SessionEnd"}},
-	"codex": {Name: "codex", user: []string{".codex", "hooks.json"}, project: []string{".codex", "hooks.json"},
-		strict: true, shape: nested, unit: time.Second, homeVar: "CODEX_HOME", homeRel: []string{"hooks.json"}, trust: true,
-		matched:    []string{"PreToolUse", "PostToolUse", "PermissionRequest"},
-		maxTimeout: map[string]time.Duration{"SessionEnd": 3 * time.Second, "Interrupt": 3 * time.Second}},
-	"gemini": {Name: "gemini", user: []string{".gemini", "settings.json"}, project: []string{".gemini", "settings.json"},
-		shape: nested, unit: time.Millisecond, homeVar: "GEMINI_CLI_HOME", homeRel: []string{".gemini", "settings.json"},
-		matched: []string{"BeforeTool", "AfterTool"}},
-	"antigravity": {Name: "antigravity", user: []string{".gemini", "config", "hooks.json"}, project: []string{".agents", "hooks.json"},
-		strict: true, shape: named, unit: time.Second, positional: true,
-		matched: []string{"PreToolUse", "PostToolUse"}},
-	"cursor": {Name: "cursor", user: []string{".cursor", "hooks.json"}, project: []string{".cursor", "hooks.json"},
-		strict: true, shape: flat, unit: time.Second},
-	"copilot": {Name: "copilot", user: []string{".copilot", "hooks"}, project: []string{".github", "hooks"},
-		strict: true, shape: file, unit: time.Second, positional: true, homeVar: "COPILOT_HOME", homeRel: []string{"hooks"}},
-}
+var Agents = func() map[string]*Agent {
+	m := map[string]*Agent{}
+	for _, d := range agent.Installable() {
+		m[string(d.Agent)] = &Agent{Name: string(d.Agent), Settings: d.Settings, dialect: d}
+	}
+	return m
+}()
 
 // AgentNames lists the agents in a stable order.
 func AgentNames() []string {
@@ -93,6 +40,9 @@ func AgentNames() []string {
 	return names
 }
 
+// Title is the agent's name for people.
+func (a *Agent) Title() string { return a.dialect.Title }
+
 // Path is the settings file the agent reads, for a scope: "user" (under
 // home, or under the agent's own variable when it is set: CLAUDE_CONFIG_DIR,
 // CODEX_HOME, GEMINI_CLI_HOME, COPILOT_HOME) or "project" (under dir).
@@ -101,19 +51,19 @@ func (a *Agent) Path(scope, home, project, binary string, getenv func(string) st
 	switch scope {
 	case "", "user":
 		if d := a.home(getenv); d != "" {
-			p = filepath.Join(append([]string{d}, a.homeRel...)...)
+			p = filepath.Join(append([]string{d}, a.HomeRel...)...)
 			break
 		}
 		if home == "" {
 			return "", fmt.Errorf("no home directory: give --settings")
 		}
-		p = filepath.Join(append([]string{home}, a.user...)...)
+		p = filepath.Join(append([]string{home}, a.User...)...)
 	case "project":
-		p = filepath.Join(append([]string{project}, a.project...)...)
+		p = filepath.Join(append([]string{project}, a.Project...)...)
 	default:
 		return "", fmt.Errorf("scope %q: user or project", scope)
 	}
-	if a.shape == file {
+	if a.Shape == agent.File {
 		p = filepath.Join(p, "hookwire-"+binary+".json")
 	}
 	return p, nil
@@ -121,22 +71,23 @@ func (a *Agent) Path(scope, home, project, binary string, getenv func(string) st
 
 // home is the agent's config-home variable, when it is set.
 func (a *Agent) home(getenv func(string) string) string {
-	if a.homeVar == "" || getenv == nil {
+	if a.HomeVar == "" || getenv == nil {
 		return ""
 	}
-	return getenv(a.homeVar)
+	return getenv(a.HomeVar)
 }
 
-// A Spec is what a binary installs: for each agent it supports, the events
-// it hooks (in the agent's own names).
+// A Spec is what a binary installs: the kinds of event it consumes. Each
+// agent's hooks are the events of those kinds, in its own names (its
+// dialect's Events).
 type Spec struct {
 	Binary string
-	Events map[string][]string
-	// Timeout is each hook's timeout; Approval, that of the events that wait
-	// for a person (Coucou's approval cards), which must exceed the
-	// binary's own wait.
+	Kinds  []agent.Kind
+	// Timeout is each hook's timeout; Approval, that of the events of the
+	// Approvals kinds, that wait for a person (Coucou's approval cards),
+	// which must exceed the binary's own wait.
 	Timeout, Approval time.Duration
-	Approvals         []string
+	Approvals         []agent.Kind
 	// Legacy marks entries of what this binary replaces (a substring of
 	// their command), so that install updates them too.
 	Legacy []string
@@ -161,25 +112,28 @@ type Entry struct {
 	Matched bool
 }
 
+// Events are the agent's events this binary hooks, in the agent's names.
+func (s Spec) Events(a *Agent) []string { return a.dialect.HookNames(s.Kinds) }
+
 // Entries are the hooks of spec for agent a, running the binary at path.
 func (s Spec) Entries(a *Agent, path string) []Entry {
 	var out []Entry
-	for _, ev := range s.Events[a.Name] {
+	for _, ev := range s.Events(a) {
 		args := append([]string{quote(path)}, s.Args...)
-		if a.Name != "claude" {
+		if !a.Unflagged {
 			args = append(args, "--agent", a.Name)
 		}
-		if a.positional {
+		if a.Positional {
 			args = append(args, ev)
 		}
-		e := Entry{Event: ev, Command: strings.Join(args, " "), Timeout: s.Timeout, Matched: slices.Contains(a.matched, ev)}
-		if slices.Contains(s.Approvals, ev) {
+		e := Entry{Event: ev, Command: strings.Join(args, " "), Timeout: s.Timeout, Matched: slices.Contains(a.Matched, ev)}
+		if k, _ := a.dialect.KindOf(ev); slices.Contains(s.Approvals, k) {
 			e.Timeout = s.Approval
 		}
-		if slices.Contains(a.withoutTimeout, ev) {
+		if slices.Contains(a.WithoutTimeout, ev) {
 			e.Timeout = 0
 		}
-		if m, ok := a.maxTimeout[ev]; ok && e.Timeout > m {
+		if m, ok := a.MaxTimeout[ev]; ok && e.Timeout > m {
 			e.Timeout = m
 		}
 		out = append(out, e)

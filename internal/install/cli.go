@@ -11,6 +11,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/diff"
 
+	"github.com/hookwire/hookwire/internal/agent"
 	"github.com/hookwire/hookwire/internal/hook"
 )
 
@@ -27,7 +28,7 @@ func Commands(spec Spec, checks ...Check) []hook.Command {
 
 // where are the flags install and uninstall share.
 type where struct {
-	Agent    string `required:"" enum:"claude,codex,gemini,antigravity,cursor,copilot" help:"The agent: ${enum}."`
+	Agent    string `required:"" enum:"${agents}" help:"The agent: ${enum}."`
 	Settings string `placeholder:"PATH" help:"The settings file (default: the agent's own, for --scope)."`
 	Scope    string `default:"user" enum:"user,project" help:"user (your home) or project (this directory)."`
 	DryRun   bool   `name:"dry-run" help:"Show the change as a diff, and write nothing."`
@@ -35,7 +36,7 @@ type where struct {
 
 func (w where) resolve(spec Spec, getenv func(string) string) (*Agent, string, error) {
 	a := Agents[w.Agent]
-	if len(spec.Events[a.Name]) == 0 {
+	if len(spec.Events(a)) == 0 {
 		return nil, "", fmt.Errorf("%s has no hooks for %s%s", spec.Binary, a.Name, spec.noHooks())
 	}
 	if w.Settings != "" {
@@ -48,7 +49,7 @@ func (w where) resolve(spec Spec, getenv func(string) string) (*Agent, string, e
 }
 
 func (s Spec) noHooks() string {
-	if len(s.Events) == 0 {
+	if len(s.Kinds) == 0 {
 		return ": it is run by scripts, not by an agent's hooks"
 	}
 	return ""
@@ -80,14 +81,14 @@ func (c *installCmd) Run(con *hook.Console) error {
 	if err != nil {
 		return refused(settings, a, err)
 	}
-	n := len(c.spec.Events[a.Name])
+	n := len(c.spec.Events(a))
 	done := fmt.Sprintf("%s: %d %s hooks run %s", settings, n, a.Name, bin)
 	if c.StatusLine {
 		switch {
 		case c.spec.StatusLine.Flag == "":
 			return fmt.Errorf("%s has no status line mode", c.spec.Binary)
-		case a.Name != "claude":
-			return fmt.Errorf("--statusline is Claude Code's (--agent claude)")
+		case !a.StatusLine:
+			return fmt.Errorf("--statusline: %s has no status line command", a.Title())
 		}
 		if updated, err = c.spec.InstallStatusLine(updated, bin); err != nil {
 			return fmt.Errorf("%s: %v: a status line is an object with a command; nothing was changed", settings, err)
@@ -95,10 +96,8 @@ func (c *installCmd) Run(con *hook.Console) error {
 		done += ", and so does its status line"
 	}
 	err = commit(con, settings, old, updated, c.DryRun, done)
-	if err == nil && a.trust && !c.DryRun && !bytes.Equal(old, updated) {
-		// Codex skips a new or changed hook, silently, until it is trusted.
-		fmt.Fprintf(con.Out, "next: Codex runs these hooks only once you trust them: start codex, type /hooks and trust %s's hooks\n"+
-			"  (or run codex with --dangerously-bypass-hook-trust); %s doctor checks it\n", c.spec.Binary, c.spec.Binary)
+	if err == nil && a.Trust && !c.DryRun && !bytes.Equal(old, updated) {
+		fmt.Fprintf(con.Out, "next: "+a.TrustStep+"; %s doctor checks it\n", c.spec.Binary, c.spec.Binary)
 	}
 	return err
 }
@@ -121,7 +120,7 @@ func (c *uninstallCmd) Run(con *hook.Console) error {
 		fmt.Fprintf(con.Out, "%s: nothing to remove (no such file)\n", settings)
 		return nil
 	}
-	if a.shape == file {
+	if a.Shape == agent.File {
 		if c.DryRun {
 			fmt.Fprintf(con.Out, "would remove %s\n", settings)
 			return nil
@@ -133,7 +132,7 @@ func (c *uninstallCmd) Run(con *hook.Console) error {
 		return nil
 	}
 	updated, err := c.spec.Uninstall(a, old)
-	if err == nil && a.Name == "claude" && c.spec.StatusLine.Flag != "" {
+	if err == nil && a.StatusLine && c.spec.StatusLine.Flag != "" {
 		updated, err = c.spec.UninstallStatusLine(updated) // the one it chained comes back
 	}
 	if err != nil {
@@ -143,14 +142,14 @@ func (c *uninstallCmd) Run(con *hook.Console) error {
 }
 
 type snippetCmd struct {
-	Agent string `required:"" enum:"claude,codex,gemini,antigravity,cursor,copilot" help:"The agent: ${enum}."`
+	Agent string `required:"" enum:"${agents}" help:"The agent: ${enum}."`
 	Path  string `placeholder:"PATH" help:"The path of the binary the hooks run (default: this one)."`
 	spec  Spec
 }
 
 func (c *snippetCmd) Run(con *hook.Console) error {
 	a := Agents[c.Agent]
-	if len(c.spec.Events[a.Name]) == 0 {
+	if len(c.spec.Events(a)) == 0 {
 		return fmt.Errorf("%s has no hooks for %s%s", c.spec.Binary, a.Name, c.spec.noHooks())
 	}
 	bin := c.Path
@@ -187,7 +186,7 @@ func readSettings(path string) ([]byte, error) {
 
 func refused(path string, a *Agent, err error) error {
 	kind := "strict JSON"
-	if !a.strict {
+	if !a.Strict {
 		kind = "JSON with comments"
 	}
 	return fmt.Errorf("%s: %v\n%s reads this file as %s and would not read it either; fix it, or name another file with --settings. Nothing was changed", path, err, a.Name, kind)

@@ -15,6 +15,8 @@ import (
 
 	"github.com/hookwire/hookwire/internal/hook"
 	"github.com/hookwire/hookwire/internal/state"
+
+	"github.com/hookwire/hookwire/internal/agent"
 )
 
 // Status grades a finding.
@@ -57,7 +59,7 @@ func (c *doctorCmd) Run(con *hook.Console) error {
 	}
 	settings := c.settings(con.Getenv, bin)
 	findings = append(findings, settings...)
-	if len(c.spec.Events) > 0 && !anyInstalled(settings) {
+	if len(c.spec.Kinds) > 0 && !anyInstalled(settings) {
 		findings = append(findings, Finding{Status: Warn, What: "no agent runs " + c.spec.Binary + " yet",
 			Fix: c.spec.Binary + " install --agent claude (or codex, gemini, antigravity, cursor, copilot)"})
 	}
@@ -103,10 +105,10 @@ func (c *doctorCmd) settings(getenv func(string) string, bin string) []Finding {
 	home, _ := os.UserHomeDir()
 	var out []Finding
 	for _, name := range AgentNames() {
-		if len(c.spec.Events[name]) == 0 {
+		a := Agents[name]
+		if len(c.spec.Events(a)) == 0 {
 			continue
 		}
-		a := Agents[name]
 		install := fmt.Sprintf("%s install --agent %s", c.spec.Binary, name)
 		path, err := a.Path("user", home, "", c.spec.Binary, getenv)
 		if err != nil {
@@ -127,18 +129,18 @@ func (c *doctorCmd) settings(getenv func(string) string, bin string) []Finding {
 			out = append(out, Finding{Status: Fail, What: fmt.Sprintf("%s: %s cannot be read: %v", name, path, err), Fix: "fix the file: the agent cannot read it either"})
 		case bytes.Equal(want, data):
 			out = append(out, Finding{Status: OK, What: fmt.Sprintf("%s: hooks installed in %s", name, path)})
-			if a.trust {
+			if a.Trust {
 				out = append(out, c.spec.codexTrust(path, data)...)
 			}
-			if a.Name == "gemini" {
+			if a.RedactsEnv {
 				out = append(out, c.spec.geminiRedaction(path, data, getenv)...)
 			}
 		case c.spec.installedIn(a, data):
 			out = append(out, Finding{Status: Warn, What: fmt.Sprintf("%s: hooks in %s are not this binary's or not all there", name, path), Fix: install})
-			if a.trust {
+			if a.Trust {
 				out = append(out, c.spec.codexTrust(path, data)...)
 			}
-			if a.Name == "gemini" {
+			if a.RedactsEnv {
 				out = append(out, c.spec.geminiRedaction(path, data, getenv)...)
 			}
 		default:
@@ -159,7 +161,7 @@ func anyInstalled(fs []Finding) bool {
 
 // installedIn reports whether data holds any hook of this binary.
 func (s Spec) installedIn(a *Agent, data []byte) bool {
-	if a.shape == file {
+	if a.Shape == agent.File {
 		return true
 	}
 	out, err := s.Uninstall(a, data)

@@ -8,6 +8,8 @@ import (
 	"reflect"
 
 	"github.com/tailscale/hujson"
+
+	"github.com/hookwire/hookwire/internal/agent"
 )
 
 // Handlers as each shape writes them; the field order is the one people
@@ -41,7 +43,7 @@ func (a *Agent) timeout(e Entry) *int64 {
 	if e.Timeout == 0 {
 		return nil
 	}
-	n := int64(math.Ceil(float64(e.Timeout) / float64(a.unit)))
+	n := int64(math.Ceil(float64(e.Timeout) / float64(a.Unit)))
 	return &n
 }
 
@@ -62,16 +64,16 @@ func (a *Agent) group(e Entry) group {
 // are, and a second run changes nothing.
 func (s Spec) Install(a *Agent, data []byte, path string) ([]byte, error) {
 	entries := s.Entries(a, path)
-	if a.shape == file {
+	if a.Shape == agent.File {
 		return s.fileContent(a, entries), nil
 	}
-	d, err := parseDoc(data, a.strict)
+	d, err := parseDoc(data, a.Strict)
 	if err != nil {
 		return nil, err
 	}
 	root := d.root.Value.(*hujson.Object)
-	switch a.shape {
-	case named:
+	switch a.Shape {
+	case agent.Named:
 		body := map[string]any{}
 		for _, e := range entries {
 			if e.Matched {
@@ -84,7 +86,7 @@ func (s Spec) Install(a *Agent, data []byte, path string) ([]byte, error) {
 		if m := member(root, key); m == nil || !reflect.DeepEqual(value(m), roundTrip(body)) {
 			d.setMember(root, key, body, 1)
 		}
-	case nested, flat:
+	case agent.Nested, agent.Flat:
 		hooks, hdepth, err := d.hooksObject(a, root)
 		if err != nil {
 			return nil, err
@@ -112,7 +114,7 @@ func (s Spec) Install(a *Agent, data []byte, path string) ([]byte, error) {
 				return nil, fmt.Errorf("hooks.%s is not a list", e.Event)
 			}
 			var wantEntry any = a.group(e)
-			if a.shape == flat {
+			if a.Shape == agent.Flat {
 				wantEntry = cursorHandler{Command: e.Command, Timeout: a.timeout(e)}
 			}
 			if s.current(a, list, roundTrip(wantEntry)) {
@@ -128,15 +130,15 @@ func (s Spec) Install(a *Agent, data []byte, path string) ([]byte, error) {
 
 // Uninstall returns the settings without the binary's hooks.
 func (s Spec) Uninstall(a *Agent, data []byte) ([]byte, error) {
-	d, err := parseDoc(data, a.strict)
+	d, err := parseDoc(data, a.Strict)
 	if err != nil {
 		return nil, err
 	}
 	root := d.root.Value.(*hujson.Object)
-	switch a.shape {
-	case named:
+	switch a.Shape {
+	case agent.Named:
 		removeMember(root, "hookwire-"+s.Binary)
-	case nested, flat:
+	case agent.Nested, agent.Flat:
 		if hooks, ok := memberObject(root, "hooks"); ok {
 			emptied := map[string]bool{}
 			for i := range hooks.Members {
@@ -164,7 +166,7 @@ func dropHooks(a *Agent, root *hujson.Object) {
 			continue
 		}
 		removeAt(root, i)
-		if a.shape == flat && i > 0 {
+		if a.Shape == agent.Flat && i > 0 {
 			v := &root.Members[i-1]
 			if name, ok := v.Name.Value.(hujson.Literal); ok && name.String() == "version" && reflect.DeepEqual(value(&v.Value), 1.0) {
 				removeAt(root, i-1)
@@ -181,7 +183,7 @@ func (d *doc) hooksObject(a *Agent, root *hujson.Object) (*hujson.Object, int, e
 	if h == nil {
 		// Cursor's file says its version; one that has hooks already is
 		// read as it is, and keeps what it says.
-		if v := member(root, "version"); v == nil && a.shape == flat {
+		if v := member(root, "version"); v == nil && a.Shape == agent.Flat {
 			d.setMember(root, "version", 1, 1)
 		}
 		h, depth = d.setMember(root, "hooks", map[string]any{}, 1)
@@ -223,7 +225,7 @@ func (s Spec) current(a *Agent, list *hujson.Array, want any) bool {
 // our command, or a group whose handlers are all ours.
 func (s Spec) ownsEntry(a *Agent, v any) bool {
 	m, _ := v.(map[string]any)
-	if a.shape == flat {
+	if a.Shape == agent.Flat {
 		c, _ := m["command"].(string)
 		return s.owns(c)
 	}
@@ -250,7 +252,7 @@ func (s Spec) removeFrom(a *Agent, list *hujson.Value) bool {
 		return false
 	}
 	removed := removeElements(arr, func(i int) bool { return s.ownsEntry(a, value(&arr.Elements[i])) }) > 0
-	if a.shape != nested {
+	if a.Shape != agent.Nested {
 		return removed
 	}
 	for i := range arr.Elements {

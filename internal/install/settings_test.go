@@ -7,21 +7,16 @@ import (
 	"time"
 
 	"github.com/tailscale/hujson"
+
+	"github.com/hookwire/hookwire/internal/agent"
 )
 
 var testSpec = Spec{
 	Binary:    "nb-hook",
 	Timeout:   10 * time.Second,
 	Approval:  120 * time.Second,
-	Approvals: []string{"PermissionRequest", "permissionRequest"},
-	Events: map[string][]string{
-		"claude":      {"SessionStart", "PreToolUse", "PermissionRequest", "Stop", "SessionEnd"},
-		"gemini":      {"BeforeTool", "AfterAgent"},
-		"antigravity": {"PreToolUse", "PreInvocation", "Stop"},
-		"codex":       {"PreToolUse", "PermissionRequest"},
-		"cursor":      {"preToolUse", "stop"},
-		"copilot":     {"preToolUse", "permissionRequest"},
-	},
+	Approvals: []agent.Kind{agent.Permission},
+	Kinds:     []agent.Kind{agent.SessionStart, agent.ToolStart, agent.Permission, agent.TurnEnd, agent.SessionEnd},
 }
 
 func TestInstallClaudeKeepsEverythingElse(t *testing.T) {
@@ -237,13 +232,13 @@ func FuzzInstall(f *testing.F) {
 		a := Agents[names[int(which)%len(names)]]
 		installed, err := testSpec.Install(a, []byte(doc), "/x/nb-hook")
 		_, uerr := testSpec.Uninstall(a, []byte(doc))
-		if err != nil || a.shape == file {
+		if err != nil || a.Shape == agent.File {
 			return
 		}
 		if uerr != nil {
 			t.Fatalf("install took what uninstall refused: %v", uerr)
 		}
-		if _, err := parseDoc(installed, a.strict); err != nil {
+		if _, err := parseDoc(installed, a.Strict); err != nil {
 			t.Fatalf("install wrote what the agent cannot read: %v\n%s", err, installed)
 		}
 		again, err := testSpec.Install(a, installed, "/x/nb-hook")
@@ -278,7 +273,7 @@ func byteExact(a *Agent, doc []byte) bool {
 	root := d.root.Value.(*hujson.Object)
 	h := member(root, "hooks")
 	if h == nil {
-		return !(a.shape == flat && member(root, "version") != nil)
+		return !(a.Shape == agent.Flat && member(root, "version") != nil)
 	}
 	hooks, ok := h.Value.(*hujson.Object)
 	if !ok {

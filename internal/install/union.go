@@ -7,23 +7,19 @@ import (
 
 // Hooks reports whether the spec installs an agent's event (the agent's own
 // name for it).
-func (s Spec) Hooks(agent, event string) bool {
-	return slices.Contains(s.Events[agent], event)
+func (s Spec) Hooks(agentName, event string) bool {
+	a, ok := Agents[agentName]
+	return ok && slices.Contains(s.Events(a), event)
 }
 
 // Union is the spec of one binary that serves the surfaces of specs (a
-// combined binary): per agent, every event any of them hooks, in their
-// order; the longest timeouts; what any of them replaces or reads.
+// combined binary), whose hook lines carry args after its path: every kind
+// any of them consumes, the longest timeouts, what any of them replaces or
+// reads.
 func Union(binary string, args []string, specs ...Spec) Spec {
-	u := Spec{Binary: binary, Args: args, Events: map[string][]string{}}
+	u := Spec{Binary: binary, Args: args}
 	for _, s := range specs {
-		for agent, events := range s.Events {
-			for _, e := range events {
-				if !slices.Contains(u.Events[agent], e) {
-					u.Events[agent] = append(u.Events[agent], e)
-				}
-			}
-		}
+		u.Kinds = union(u.Kinds, s.Kinds)
 		u.Timeout, u.Approval = max(u.Timeout, s.Timeout), max(u.Approval, s.Approval)
 		u.Approvals = union(u.Approvals, s.Approvals)
 		u.Legacy = union(u.Legacy, s.Legacy)
@@ -38,7 +34,7 @@ func Union(binary string, args []string, specs ...Spec) Spec {
 	return u
 }
 
-func union(a, b []string) []string {
+func union[T comparable](a, b []T) []T {
 	for _, x := range b {
 		if !slices.Contains(a, x) {
 			a = append(a, x)

@@ -45,7 +45,7 @@ func pinned(t *testing.T) []agent {
 	var out []agent
 	for _, line := range strings.Split(string(b), "\n") {
 		f := strings.Fields(line)
-		if len(f) == 3 && !strings.HasPrefix(f[0], "#") {
+		if len(f) >= 3 && !strings.HasPrefix(f[0], "#") {
 			out = append(out, agent{f[0], f[1], f[2]})
 		}
 	}
@@ -109,6 +109,7 @@ func TestLive(t *testing.T) {
 	cmds["codex-app-server"] = cmdCodexAppServer
 	cmds["pulse-slots"] = cmdPulseSlots
 	cmds["cost-state"] = cmdCostState
+	cmds["tui"] = cmdTUI
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata",
 		UpdateScripts:       *update,
@@ -116,6 +117,10 @@ func TestLive(t *testing.T) {
 		RequireUniqueNames:  true,
 		Cmds:                cmds,
 		Condition: func(cond string) (bool, error) {
+			if cond == "tmux" {
+				_, err := exec.LookPath("tmux")
+				return err == nil, nil
+			}
 			if name, ok := strings.CutPrefix(cond, "agent:"); ok {
 				for _, a := range agents {
 					if a.cmd == name {
@@ -321,10 +326,11 @@ func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
 // -drop (those a known defect changes: they are checked apart), sorted with
 // -sort (for hooks an agent runs concurrently), with what changes from run
 // to run replaced,
-// so that it can be compared with a golden: $WORK (and Claude Code's project
-// key for it, -WORK), each distinct UUID by <uuidN> in order of appearance
-// (and its first segment, a short session id, by <uuidN:8>), times, process
-// ids, durations, ports, lengths and the scripted API's ids.
+// so that it can be compared with a golden: $WORK (and Claude Code's and
+// Droid's project keys for it, -WORK), each distinct UUID by <uuidN> in
+// order of appearance (and its first segment, a short session id, by
+// <uuidN:8>), times, process ids, durations, ports, lengths and the
+// scripted API's ids.
 func cmdNormalize(ts *testscript.TestScript, neg bool, args []string) {
 	var drop []*regexp.Regexp
 	sorted := false
@@ -360,6 +366,7 @@ func cmdNormalize(ts *testscript.TestScript, neg bool, args []string) {
 	work := ts.Getenv("WORK")
 	s = strings.ReplaceAll(s, work, "$WORK")
 	s = strings.ReplaceAll(s, regexp.MustCompile(`[^A-Za-z0-9]`).ReplaceAllString(work, "-"), "-WORK")
+	s = strings.ReplaceAll(s, strings.ReplaceAll(work, "/", "-"), "-WORK") // Droid's project key
 	seen := map[string]string{}
 	s = uuidRE.ReplaceAllStringFunc(s, func(u string) string {
 		u = strings.ToLower(u)
@@ -391,7 +398,7 @@ var normalizers = []struct {
 	with string
 }{
 	{regexp.MustCompile(`"(ts|answered_at|coucou_event_time_us)":[0-9.]+`), `"$1":<t>`},
-	{regexp.MustCompile(`"(duration_seconds|duration_ms|ppid|pid|timestamp)":[0-9.]+`), `"$1":<n>`},
+	{regexp.MustCompile(`"(duration_seconds|duration_ms|ppid|pid|timestamp|elapsed_time|session_duration_ms)":[0-9.]+`), `"$1":<n>`},
 	{regexp.MustCompile(`"(timestamp|started_at)":"[0-9T:.Z-]+"`), `"$1":"<time>"`},
 	{regexp.MustCompile(`session-[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}-[0-9]{2}-`), `session-<date>-`},
 	{regexp.MustCompile(`/[0-9]{4}/[0-9]{2}/[0-9]{2}/rollout-[0-9T-]+-`), `/<date>/rollout-<date>-`},
@@ -501,5 +508,80 @@ func cmdCostState(ts *testscript.TestScript, neg bool, args []string) {
 	all.Reasoning = 0 // Anthropic reports no reasoning apart
 	if got != all {
 		ts.Fatalf("cost-state %+v, the API served %+v", got, all)
+	}
+}
+
+// cmdTUI drives an agent's interactive terminal UI in a private tmux
+// server ($WORK/tmux.sock, no configuration), as a person would:
+//
+//	tui start PROGRAM ARGS...  runs it in a 200x50 pane, in $WORK/proj, with
+//	                           the script's environment (tmux sets TMUX_PANE)
+//	tui wait REGEXP            waits up to 60 s until the screen matches
+//	tui keys KEY...            types (tmux send-keys: text, Enter, Escape, Down)
+//	tui screen FILE            writes the screen to FILE
+//
+// The server is killed when the script ends.
+func cmdTUI(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 1 {
+		ts.Fatalf("usage: tui start|wait|keys|screen ...")
+	}
+	sock := ts.MkAbs("tmux.sock")
+	tmux := func(a ...string) (string, error) {
+		out, err := exec.Command("tmux", append([]string{"-S", sock, "-f", "/dev/null"}, a...)...).CombinedOutput()
+		return string(out), err
+	}
+	screen := func() string {
+		out, _ := tmux("capture-pane", "-p", "-t", "tui")
+		return out
+	}
+	switch args[0] {
+	case "start":
+		if neg || len(args) < 2 {
+			ts.Fatalf("usage: tui start PROGRAM ARGS...")
+		}
+		// Through ts.Exec: the server it starts, and the pane, get the
+		// script's environment.
+		ts.Defer(func() { tmux("kill-server") })
+		// CI and GITHUB_SHA are set empty for the hooks' sake (Setup): a
+		// TUI may read a CI variable that is set at all as a CI run (Droid
+		// then draws no prompt), so the program runs without them.
+		ts.Check(ts.Exec("tmux", append([]string{"-S", sock, "-f", "/dev/null", "new-session", "-d", "-s", "tui",
+			"-x", "200", "-y", "50", "-c", ts.MkAbs("proj"), "env", "-u", "CI", "-u", "GITHUB_SHA"}, args[1:]...)...))
+	case "wait":
+		if len(args) != 2 {
+			ts.Fatalf("usage: tui wait REGEXP")
+		}
+		re, err := regexp.Compile(args[1])
+		if err != nil {
+			ts.Fatalf("tui wait: %v", err)
+		}
+		for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+			got := screen()
+			if re.MatchString(got) != neg {
+				return
+			}
+			if time.Now().After(deadline) {
+				ts.Fatalf("tui wait %s: timed out; the screen:\n%s", args[1], got)
+			}
+		}
+	case "keys":
+		if neg || len(args) < 2 {
+			ts.Fatalf("usage: tui keys KEY...")
+		}
+		for _, k := range args[1:] {
+			// One key or text at a time, a moment apart: a TUI reads a
+			// burst of input as a paste.
+			if out, err := tmux("send-keys", "-t", "tui", k); err != nil {
+				ts.Fatalf("tmux send-keys: %v: %s", err, out)
+			}
+			time.Sleep(300 * time.Millisecond)
+		}
+	case "screen":
+		if neg || len(args) != 2 {
+			ts.Fatalf("usage: tui screen FILE")
+		}
+		ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(screen()), 0o644))
+	default:
+		ts.Fatalf("tui: unknown %s", args[0])
 	}
 }

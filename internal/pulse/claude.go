@@ -179,9 +179,9 @@ func (c *claudeCLI) Run(inv *hook.Invocation) error {
 		s, _ = c.burn(inv, store, name, ev)
 	}
 	inv.Send(Dispatch(Target(inv.Getenv), event, c.payload(inv, s, ev)))
-	if execEnded(ev) {
-		// `codex exec` ends its session with its turn, and its notify
-		// program is told of nothing after it: the slot retires now.
+	if ev.Final {
+		// A one-shot run (codex exec) ends its session with its turn, and
+		// tells of nothing after it: the slot retires now.
 		c.retire(inv, store, state.Key(ev.Session), ev)
 	}
 	return nil
@@ -208,13 +208,6 @@ func (c *claudeCLI) payload(inv *hook.Invocation, s *transcript.Session, ev agen
 		payload += "," + strconv.Itoa(s.PID)
 	}
 	return payload
-}
-
-// execEnded is a Codex notify turn end from `codex exec`, whose session
-// ends with the turn (the TUI's sessions go on: their end reaches only
-// hooks).
-func execEnded(ev agent.Event) bool {
-	return ev.Agent == agent.Codex && ev.Name == "agent-turn-complete" && ev.Get("client").Str == "codex_exec"
 }
 
 // retire sends session_end. Like the reference: a retired slot needs no
@@ -344,10 +337,11 @@ func (c *claudeCLI) burn(inv *hook.Invocation, store *state.Store, name string, 
 // session's lock. On a turn end it waits for the final message if wait is
 // set, else it reports that the message is still to come.
 func (c *claudeCLI) update(inv *hook.Invocation, store *state.Store, name string, s *transcript.Session, ev agent.Event, wait bool) (pending bool) {
-	if ev.Kind == agent.Prompt && ev.Agent == agent.Copilot && !ev.Time.IsZero() {
-		s.PromptTS = ev.Time.UnixMilli()
+	path, format := transcriptOf(ev, inv.Getenv)
+	if ev.Kind == agent.Prompt && format == transcript.Copilot && !ev.Time.IsZero() {
+		s.PromptTS = ev.Time.UnixMilli() // the turn's end is the first since then (flushed)
 	}
-	if path, format := transcriptOf(ev, inv.Getenv); path != "" && store.ReadOnly() {
+	if path != "" && store.ReadOnly() {
 		pending = c.scan(inv, s, ev, path, format, wait || c.wait) // a dry run: the counted ids are kept in memory
 	} else if path != "" {
 		set, err := transcript.OpenIDSet(filepath.Join(store.Dir(), name+".ids"), s)
@@ -360,11 +354,11 @@ func (c *claudeCLI) update(inv *hook.Invocation, store *state.Store, name string
 			inv.Notef("state: %v", err)
 		}
 	}
-	// The pid walk looks for Claude Code's own session files.
-	if ev.Agent == agent.Claude && (s.PID == 0 || !ownsSession(claudeConfigDir(inv.Getenv), s.PID, ev.Session)) {
+	// The agent's process, where its dialect can tell which runs the session.
+	if d, _ := agent.For(ev.Agent); d.Owns != nil && (s.PID == 0 || !d.Owns(s.PID, ev.Session, inv.Getenv)) {
 		s.PID = 0
-		if dir := claudeConfigDir(inv.Getenv); dir != "" && PID(inv.Getenv) == "" {
-			s.PID = claudePID(ev.Session, dir)
+		if PID(inv.Getenv) == "" {
+			s.PID = d.Process(ev.Session, inv.Getenv)
 		}
 	}
 	if b, err := s.MarshalBinary(); err == nil {
@@ -485,7 +479,7 @@ func (c *claudeCLI) scan(inv *hook.Invocation, s *transcript.Session, ev agent.E
 		inv.Notef("transcript: read for %v and not finished: the next call goes on", scanBudget)
 		return false
 	}
-	if ev.Kind != agent.TurnEnd || !(claude || copilotEnd) || flushed(s, ev) {
+	if ev.Kind != agent.TurnEnd || !(claude || copilotEnd) || flushed(s, ev, format) {
 		return false
 	}
 	if !wait {
@@ -496,7 +490,7 @@ func (c *claudeCLI) scan(inv *hook.Invocation, s *transcript.Session, ev agent.E
 		settle = dl
 	}
 	opt.Deadline = settle
-	for !flushed(s, ev) {
+	for !flushed(s, ev, format) {
 		if time.Now().Add(pollEvery).After(settle) {
 			inv.Notef("transcript: the final message was not flushed within %v: totals may lag a turn", settleBudget)
 			return false
@@ -518,8 +512,8 @@ func (c *claudeCLI) scan(inv *hook.Invocation, s *transcript.Session, ev agent.E
 // ends the wait early). Copilot CLI's agentStop names nothing of the turn:
 // its end is the first assistant message that asks for no tool, written
 // since the prompt's hook (transcript.Session.EndedSince).
-func flushed(s *transcript.Session, ev agent.Event) bool {
-	if ev.Agent == agent.Copilot {
+func flushed(s *transcript.Session, ev agent.Event, format transcript.Format) bool {
+	if format == transcript.Copilot {
 		return s.EndedSince(s.PromptTS)
 	}
 	if id := ev.Get("prompt_id").Str; id != "" {

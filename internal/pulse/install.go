@@ -6,26 +6,18 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hookwire/hookwire/internal/agent"
 	"github.com/hookwire/hookwire/internal/install"
 	"github.com/hookwire/hookwire/internal/transport"
 )
 
-// claudeHooks are the events pulse-claude is installed on, per agent: every
-// one that changes what the bar shows. Gemini's AfterModel is left out: it
-// fires on every streamed chunk.
+// claudeHooks are the kinds of event pulse-claude is installed on: every
+// one that changes what the bar shows (Text, streamed chunks, is left out).
 var claudeHooks = install.Spec{
 	Binary:  "pulse-claude",
 	Timeout: 10 * time.Second,
-	Events: map[string][]string{
-		"claude": {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure",
-			"PermissionRequest", "Notification", "Stop", "StopFailure", "PreCompact", "SessionEnd"},
-		"codex": {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PermissionRequest",
-			"Stop", "StopFailure", "Interrupt", "PreCompact", "SessionEnd"},
-		"gemini":      {"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "Notification", "AfterAgent", "PreCompress", "SessionEnd"},
-		"antigravity": {"SessionStart", "PreInvocation", "PreToolUse", "PostToolUse", "Stop"},
-		"cursor":      {"sessionStart", "beforeSubmitPrompt", "preToolUse", "postToolUse", "postToolUseFailure", "stop", "preCompact", "sessionEnd"},
-		"copilot": {"sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "postToolUseFailure",
-			"notification", "agentStop", "errorOccurred", "sessionEnd"},
+	Kinds: []agent.Kind{
+		agent.SessionStart, agent.Prompt, agent.ToolStart, agent.ToolEnd, agent.Permission, agent.Attention, agent.TurnEnd, agent.Error, agent.Interrupted, agent.Compact, agent.SessionEnd,
 	},
 	// The reference adapter this binary replaces.
 	Legacy: []string{"claude-companion/hooks/pulse.py"},

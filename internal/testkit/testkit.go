@@ -31,10 +31,11 @@ func Commands() map[string]func(ts *testscript.TestScript, neg bool, args []stri
 		"env-file":       cmdEnvFile,
 
 		// The modelled Trail Boss daemon (trailboss.go).
-		"fake-trailboss":     cmdFakeTrailBoss,
-		"trailboss-queue":    cmdTrailBossQueue,
-		"trailboss-sessions": cmdTrailBossSessions,
-		"repeat":             cmdRepeat,
-		"count":              cmdCount,
+		"fake-trailboss":      cmdFakeTrailBoss,
+		"trailboss-queue":     cmdTrailBossQueue,
+		"trailboss-sessions":  cmdTrailBossSessions,
+		"trailboss-reconcile": cmdTrailBossReconcile,
+		"repeat":              cmdRepeat,
+		"count":               cmdCount,
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"regexp"
@@ -238,6 +239,60 @@ func (tb *TrailBoss) dropBootstrap(pane string) error {
 	}
 	delete(tb.sessions, pane)
 	return nil
+}
+
+// Reconcile is one sweep of the daemon's reconcile loop (daemon/reconcile.ts,
+// every 5 s): a session stuck at last_stuck_at is dequeued when any of the
+// last 5 lines of its transcript is an entry newer than that, whose type or
+// message.role is "user" or "assistant" (hasTranscriptAdvanced: the person
+// answered in the pane, or the agent went on). A transcript that cannot be
+// read dequeues nothing. It returns the sessions dequeued.
+func (tb *TrailBoss) Reconcile() (dequeued []string) {
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	for _, id := range slices.Sorted(maps.Keys(tb.sessions)) {
+		s := tb.sessions[id]
+		at, ok := s.LastStuckAt.(float64)
+		if !ok || at == 0 {
+			continue
+		}
+		if transcriptAdvanced(s.Transcript, at) {
+			tb.dequeue(id)
+			dequeued = append(dequeued, id)
+		}
+	}
+	return dequeued
+}
+
+func transcriptAdvanced(path string, lastStuckAt float64) bool {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	for _, line := range lines[max(0, len(lines)-5):] {
+		if !gjson.Valid(line) {
+			continue // a torn or malformed line
+		}
+		e := gjson.Parse(line)
+		var t float64
+		switch ts := e.Get("timestamp"); ts.Type {
+		case gjson.Number:
+			t = ts.Num
+		case gjson.String:
+			if parsed, err := time.Parse(time.RFC3339Nano, ts.Str); err == nil {
+				t = float64(parsed.UnixMilli())
+			}
+		}
+		if t <= lastStuckAt {
+			continue
+		}
+		typ, role := e.Get("type").Str, e.Get("message.role").Str
+		if typ == "user" || role == "user" || typ == "assistant" || role == "assistant" {
+			return true
+		}
+	}
+	return false
 }
 
 func (tb *TrailBoss) deleteSession(sid string) {
@@ -493,6 +548,22 @@ func cmdTrailBossQueue(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	tb.mu.Unlock()
 	writeJSON(ts, args[1], view)
+}
+
+// cmdTrailBossReconcile: trailboss-reconcile NAME FILE runs one sweep of the
+// daemon's reconcile loop (TrailBoss.Reconcile) and writes the sessions it
+// dequeued to FILE, one a line.
+func cmdTrailBossReconcile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: trailboss-reconcile NAME FILE")
+	}
+	var b strings.Builder
+	for _, id := range trailbossNamed(ts, args[0]).Reconcile() {
+		b.WriteString(id + "\n")
+	}
+	if err := os.WriteFile(ts.MkAbs(args[1]), []byte(b.String()), 0o644); err != nil {
+		ts.Fatalf("%v", err)
+	}
 }
 
 // cmdTrailBossSessions: trailboss-sessions NAME FILE writes the sessions

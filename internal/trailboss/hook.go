@@ -90,10 +90,6 @@ func (c *hookCLI) Run(inv *hook.Invocation) error {
 
 	pane := inv.Getenv(EnvPane)
 	session := ev.Session
-	if session == "" && (ev.Agent == agent.Claude || ev.Agent == agent.Generic) {
-		// Claude Code also puts the session in its hooks' environment.
-		session = inv.Getenv(EnvClaudeSession)
-	}
 	if session == "" {
 		// Not the pane: the daemon deletes a session named after a pane
 		// (its bootstrap rows) when a real one stucks there.
@@ -173,8 +169,10 @@ func (c *hookCLI) Run(inv *hook.Invocation) error {
 func message(inv *hook.Invocation, ev agent.Event) string {
 	switch ev.Kind {
 	case agent.Permission:
-		if ev.Tool == "" && strings.TrimSpace(ev.Message) != "" {
-			// Copilot's permission_prompt says what it asks only in words.
+		if len(ev.ToolInput) == 0 && strings.TrimSpace(ev.Message) != "" {
+			// A notification that says what it asks only in words (Copilot's
+			// permission_prompt, Claude's): the words say more than a tool
+			// name alone.
 			return PermissionMessage("", nil) + " " + clipJS(text.OneLine(ev.Message), inputLimit)
 		}
 		return PermissionMessage(ev.Tool, ev.ToolInput)

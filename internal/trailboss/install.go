@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hookwire/hookwire/internal/agent"
 	"github.com/hookwire/hookwire/internal/install"
 	"github.com/hookwire/hookwire/internal/transport/httpsend"
 )
@@ -15,16 +16,8 @@ import (
 var hooks = install.Spec{
 	Binary:  Name,
 	Timeout: 10 * time.Second,
-	Events: map[string][]string{
-		"claude": {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure",
-			"PermissionRequest", "Notification", "Stop", "StopFailure", "SessionEnd"},
-		"codex": {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PermissionRequest",
-			"Stop", "StopFailure", "SessionEnd"},
-		"gemini":      {"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "Notification", "AfterAgent", "SessionEnd"},
-		"antigravity": {"SessionStart", "PreInvocation", "PreToolUse", "PostToolUse", "Stop"},
-		"cursor":      {"sessionStart", "beforeSubmitPrompt", "preToolUse", "postToolUse", "stop", "sessionEnd"},
-		"copilot": {"sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "postToolUseFailure",
-			"notification", "agentStop", "errorOccurred", "sessionEnd"},
+	Kinds: []agent.Kind{
+		agent.SessionStart, agent.Prompt, agent.ToolStart, agent.ToolEnd, agent.Permission, agent.Attention, agent.TurnEnd, agent.Error, agent.SessionEnd,
 	},
 	// The upstream hook this binary replaces (running both would queue
 	// every stop twice).

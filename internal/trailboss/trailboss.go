@@ -37,8 +37,6 @@ const (
 	EnvURL       = "TRAILBOSS_URL"        // base URL, as bin/trailboss* read it
 	EnvDaemonURL = "TRAILBOSS_DAEMON_URL" // the full endpoint, as the tmux detector reads it
 	EnvPane      = "TMUX_PANE"
-	// EnvClaudeSession is Claude Code's session id, in its hooks' environment.
-	EnvClaudeSession = "CLAUDE_CODE_SESSION_ID"
 
 	DefaultURL = "http://127.0.0.1:4000"
 	EventPath  = "/event/normalized"

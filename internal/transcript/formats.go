@@ -32,6 +32,10 @@ const (
 	// Copilot is Copilot CLI's session-state/<id>/events.jsonl: one
 	// session.usage_record per model call, with an accounting identity.
 	Copilot
+	// Droid is Factory Droid's sessions/<project>/<id>.jsonl, whose lines
+	// carry no usage: the running totals are in <id>.settings.json beside
+	// it (see droid.go).
+	Droid
 )
 
 // The prefilters: a line without its key carries nothing for the format.

@@ -156,8 +156,9 @@ func firstLine(t *testing.T, path string) string {
 
 // The live suite's recordings (testdata/transcripts/<agent>-<version>/…,
 // each with the usage.json the scripted API kept): every model call the
-// API served is in the totals, once, except Gemini CLI's side calls (its
-// model router's), which it writes nowhere.
+// API served is in the totals, once, except the side calls of the agents
+// that write them nowhere (Gemini CLI's model router's; Droid counts its
+// TUI's title request).
 func TestLiveRecordedTranscripts(t *testing.T) {
 	dirs, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "transcripts", "*", "usage.json"))
 	more, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "transcripts", "*", "*", "usage.json"))
@@ -187,10 +188,12 @@ func TestLiveRecordedTranscripts(t *testing.T) {
 			if err := json.Unmarshal(b, &doc); err != nil {
 				t.Fatal(err)
 			}
+			agentDir := strings.SplitN(rel, string(filepath.Separator), 2)[0]
+			droid := strings.HasPrefix(agentDir, "droid-")
 			var want transcript.Usage
 			model := ""
 			for _, e := range doc.Exchanges {
-				if e.Kind == "side" {
+				if e.Kind == "side" && !droid {
 					continue
 				}
 				x := e.Usage
@@ -199,7 +202,6 @@ func TestLiveRecordedTranscripts(t *testing.T) {
 					model = e.Model
 				}
 			}
-			agentDir := strings.SplitN(rel, string(filepath.Separator), 2)[0]
 			var f transcript.Format
 			var file string
 			switch {
@@ -211,6 +213,12 @@ func TestLiveRecordedTranscripts(t *testing.T) {
 				f, file = transcript.Gemini, "chats-session.jsonl"
 			case strings.HasPrefix(agentDir, "copilot-"):
 				f, file = transcript.Copilot, "events.jsonl"
+			case droid:
+				// The model as Droid names it (the custom model's display
+				// name), chosen whether or not a call succeeded.
+				f, file, model = transcript.Droid, "session.jsonl", "scripted"
+			default:
+				t.Fatalf("no format for %s", agentDir)
 			}
 			var st store
 			s, _ := st.call(t, filepath.Join(dir, file), transcript.Options{Format: f, Subagents: true})

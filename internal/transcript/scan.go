@@ -56,6 +56,9 @@ const chunk = 1 << 20
 // Scan reads what was appended to the transcript (and its subagents' files)
 // since the last scan and counts it.
 func (s *Session) Scan(transcript string, opt Options) (Result, error) {
+	if opt.Format == Droid {
+		return s.scanDroid(transcript, opt)
+	}
 	res := Result{Done: true}
 	buf := make([]byte, chunk)
 	s.index()

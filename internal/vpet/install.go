@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hookwire/hookwire/internal/agent"
 	"github.com/hookwire/hookwire/internal/install"
 	"github.com/hookwire/hookwire/internal/state"
 	"github.com/hookwire/hookwire/internal/transport"
@@ -19,15 +20,8 @@ import (
 var hooks = install.Spec{
 	Binary:  "vpet-notify",
 	Timeout: 10 * time.Second,
-	Events: map[string][]string{
-		"claude": {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure",
-			"Stop", "StopFailure", "SessionEnd"},
-		"codex":       {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "StopFailure", "Interrupt", "SessionEnd"},
-		"gemini":      {"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "AfterAgent", "SessionEnd"},
-		"antigravity": {"SessionStart", "PreInvocation", "PreToolUse", "PostToolUse", "Stop"},
-		"cursor":      {"sessionStart", "beforeSubmitPrompt", "preToolUse", "postToolUse", "postToolUseFailure", "stop", "sessionEnd"},
-		"copilot": {"sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "postToolUseFailure",
-			"agentStop", "errorOccurred", "sessionEnd"},
+	Kinds: []agent.Kind{
+		agent.SessionStart, agent.Prompt, agent.ToolStart, agent.ToolEnd, agent.TurnEnd, agent.Error, agent.Interrupted, agent.SessionEnd,
 	},
 	// A prompt: run.started, which the pet shows and forgets.
 	Env: []string{"VPET_NOTIFY_SOCKET", "VPET_NOTIFY_TOKEN", "VPET_NOTIFY_TOKEN_FILE", "VPET_NOTIFY_EVENTS",

@@ -6,6 +6,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/hookwire/hookwire/internal/agent"
 	"github.com/hookwire/hookwire/internal/text"
 )
 
@@ -14,18 +15,17 @@ import (
 const PreviewLimit = 120
 
 // previewKeys are the tool-input keys that say what a tool will touch, best
-// first, written lower-case without underscores so that every dialect's
-// spelling matches (Claude's file_path, Gemini's absolute_path, Antigravity's
-// CommandLine and TargetFile). Keys that hold contents (content, new_string,
-// edits) or a whole prompt (a subagent's prompt) are deliberately absent: the
-// channel carries metadata, never contents.
+// first, in the canonical argument names (internal/agent/tools.go), which
+// each agent's dialect adds beside its own. Keys that hold contents
+// (content, new_string, edits) or a whole prompt (a subagent's prompt) are
+// deliberately absent: the channel carries metadata, never contents.
 var previewKeys = []string{
-	"command", "commandline", "cmd", // what a shell will run
-	"filepath", "absolutepath", "targetfile", "notebookpath", // the file it reads or writes
-	"url", "query", "pattern", // what it fetches or searches
-	"path", "directorypath", "dirpath",
-	"description", // a subagent's short task name
-	"agentname",   // the subagent Gemini CLI's invoke_agent calls
+	agent.ArgCommand,                         // what a shell will run
+	agent.ArgFilePath, agent.ArgNotebookPath, // the file it reads or writes
+	agent.ArgURL, agent.ArgQuery, agent.ArgPattern, // what it fetches or searches
+	agent.ArgPath,
+	agent.ArgDescription,  // a subagent's short task name
+	agent.ArgSubagentType, // else which subagent
 }
 
 var previewRank = func() map[string]int {
@@ -46,8 +46,7 @@ func Preview(input json.RawMessage) string {
 	}
 	best, bestRank := gjson.Result{}, len(previewKeys)
 	gjson.ParseBytes(input).ForEach(func(k, v gjson.Result) bool {
-		key := strings.ToLower(strings.ReplaceAll(k.Str, "_", ""))
-		if r, ok := previewRank[key]; ok && r < bestRank && previewValue(v) != "" {
+		if r, ok := previewRank[k.Str]; ok && r < bestRank && previewValue(v) != "" {
 			best, bestRank = v, r
 		}
 		return bestRank > 0
@@ -55,8 +54,7 @@ func Preview(input json.RawMessage) string {
 	return text.RedactClip(previewValue(best), PreviewLimit)
 }
 
-// previewValue is a string, or an argv array joined with spaces (Codex sends
-// commands as arrays).
+// previewValue is a string, or an array of strings joined with spaces.
 func previewValue(v gjson.Result) string {
 	switch {
 	case v.Type == gjson.String:

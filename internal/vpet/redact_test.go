@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/hookwire/hookwire/internal/agent"
 )
 
 // Credentials in a tool's input or an error never reach the pet: they are
@@ -13,7 +15,7 @@ func TestPetTextRedacted(t *testing.T) {
 		Preview(json.RawMessage(`{"command":"curl -H 'Authorization: Bearer sk-SECRETabcdef0123456789' https://x"}`)),
 		Preview(json.RawMessage(`{"command":"git clone https://me:ghp_SECRET0123456789abcdefABCD@github.com/o/r"}`)),
 		Preview(json.RawMessage(`{"url":"https://h/cb?access_token=SECRETxyz"}`)),
-		Preview(json.RawMessage(`{"command":["mysql","--password=SECRETpw"]}`)),
+		Preview(toolEvent(agent.Codex, "shell", `{"command":["mysql","--password=SECRETpw"]}`).ToolInput), // argv
 		Preview(json.RawMessage(`{"command":"AWS_SECRET_ACCESS_KEY=SECRETwJalr aws s3 ls"}`)),
 		ToolError("fatal: could not read from https://me:SECRETpw@git.example.com/r"),
 		RunError("auth", "token ghp_SECRET0123456789abcdefABCD was rejected"),

@@ -132,23 +132,12 @@ func ClipText(s string) string {
 	return s
 }
 
-// Sources are the names the pet knows the agents by. An agent given with
-// --agent that names no dialect (opencode, amp, …) is its own source.
-var sources = map[agent.Agent]string{
-	agent.Claude:      "claude-code",
-	agent.Gemini:      "gemini-cli",
-	agent.Antigravity: "antigravity",
-	agent.Codex:       "codex",
-	agent.Cursor:      "cursor",
-	agent.Copilot:     "copilot-cli",
-	agent.Aider:       "aider",
-	agent.Generic:     "generic",
-}
-
-// Source is the envelope's source for an agent.
+// Source is the envelope's source for an agent: the name the pet knows it
+// by, its product id ("claude-code", "gemini-cli"). An agent given with
+// --agent that names no dialect is its own source.
 func Source(a agent.Agent) string {
-	if s, ok := sources[a]; ok {
-		return s
+	if d, ok := agent.For(a); ok {
+		return d.ProductName()
 	}
 	return string(a)
 }

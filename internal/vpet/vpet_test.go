@@ -1,12 +1,14 @@
 package vpet
 
 import (
-	"encoding/json"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/hookwire/hookwire/internal/agent"
 )
 
 func TestClipText(t *testing.T) {
@@ -71,28 +73,49 @@ func TestPayloadWhitelist(t *testing.T) {
 	}
 }
 
+// TestPreview: what a tool touches, from each agent's own input as its
+// dialect names it.
 func TestPreview(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{`{"command":"go test ./...","description":"Run the tests"}`, "go test ./..."},
-		{`{"file_path":"/a/main.go","old_string":"secret","new_string":"x"}`, "/a/main.go"},
-		{`{"file_path":"/a/new.go","content":"package main"}`, "/a/new.go"},
-		{`{"pattern":"TODO","path":"/a"}`, "TODO"},
-		{`{"absolute_path":"/a/b.txt"}`, "/a/b.txt"},                                                // Gemini read_file
-		{`{"CommandLine":"npm test","Cwd":"/a"}`, "npm test"},                                       // Antigravity
-		{`{"TargetFile":"/a/x.ts","CodeContent":"…"}`, "/a/x.ts"},                                   // Antigravity
-		{`{"command":["bash","-lc","cargo test"]}`, "bash -lc cargo test"},                          // Codex argv
-		{`{"description":"Explore the repo","prompt":"a long brief"}`, "Explore the repo"},          // a subagent
-		{`{"agent_name":"codebase_investigator","prompt":"Where is it?"}`, "codebase_investigator"}, // Gemini invoke_agent (recorded)
-		{`{"content":"all of a file"}`, ""},
-		{`{"command":"echo a\n\necho b"}`, "echo a echo b"},
-		{`{"command":""}`, ""},
-		{``, ""},
-		{`{"command":"` + strings.Repeat("x", 300) + `"}`, strings.Repeat("x", PreviewLimit-1) + "…"},
+	for _, tc := range []struct {
+		agent    agent.Agent
+		tool, in string
+		want     string
+	}{
+		{agent.Claude, "Bash", `{"command":"go test ./...","description":"Run the tests"}`, "go test ./..."},
+		{agent.Claude, "Edit", `{"file_path":"/a/main.go","old_string":"secret","new_string":"x"}`, "/a/main.go"},
+		{agent.Claude, "Write", `{"file_path":"/a/new.go","content":"package main"}`, "/a/new.go"},
+		{agent.Claude, "Grep", `{"pattern":"TODO","path":"/a"}`, "TODO"},
+		{agent.Gemini, "read_file", `{"absolute_path":"/a/b.txt"}`, "/a/b.txt"},
+		{agent.Gemini, "web_fetch", `{"prompt":"Summarize https://go.dev/doc/ in a line"}`, "https://go.dev/doc/"},
+		{agent.Antigravity, "run_command", `{"CommandLine":"npm test","Cwd":"/a"}`, "npm test"},
+		{agent.Antigravity, "write_to_file", `{"TargetFile":"/a/x.ts","CodeContent":"…"}`, "/a/x.ts"},
+		{agent.Codex, "shell", `{"command":["bash","-lc","cargo test"]}`, "cargo test"}, // argv: the script
+		{agent.Codex, "local_shell", `{"command":["ls","-la"]}`, "ls -la"},
+		{agent.Copilot, "grep", `{"pattern":"TODO","path":"/a"}`, "TODO"}, // path is a directory there
+		{agent.Copilot, "view", `{"path":"/a/b.go"}`, "/a/b.go"},
+		{agent.Claude, "Agent", `{"description":"Explore the repo","prompt":"a long brief","subagent_type":"Explore"}`, "Explore the repo"},
+		{agent.Gemini, "invoke_agent", `{"agent_name":"codebase_investigator","prompt":"Where is it?"}`, "codebase_investigator"}, // recorded
+		{agent.Claude, "Write", `{"content":"all of a file"}`, ""},
+		{agent.Claude, "Bash", `{"command":"echo a\n\necho b"}`, "echo a echo b"},
+		{agent.Claude, "Bash", `{"command":""}`, ""},
+		{agent.Claude, "Bash", ``, ""},
+		{agent.Claude, "Bash", `{"command":"` + strings.Repeat("x", 300) + `"}`, strings.Repeat("x", PreviewLimit-1) + "…"},
 	} {
-		if got := Preview(json.RawMessage(tc.in)); got != tc.want {
-			t.Errorf("Preview(%s) = %q, want %q", tc.in, got, tc.want)
+		ev := toolEvent(tc.agent, tc.tool, tc.in)
+		if got := Preview(ev.ToolInput); got != tc.want {
+			t.Errorf("%s %s: Preview(%s) = %q, want %q", tc.agent, tc.tool, ev.ToolInput, got, tc.want)
 		}
 	}
+}
+
+// toolEvent is a tool's event as the agent's dialect makes it from the
+// agent's own tool name and input.
+func toolEvent(a agent.Agent, tool, input string) agent.Event {
+	p := `{"hook_event_name":"PreToolUse","tool_name":` + strconv.Quote(tool)
+	if input != "" {
+		p += `,"tool_input":` + input
+	}
+	return agent.Parse(agent.Input{Agent: string(a), Payload: []byte(p + "}")})
 }
 
 func TestErrors(t *testing.T) {

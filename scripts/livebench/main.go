@@ -156,6 +156,26 @@ env_key = "SCRIPTED_API_KEY"
 				"COPILOT_PROVIDER_API_KEY=scripted", "COPILOT_MODEL=claude-sonnet-4.5"}
 		},
 	},
+	{
+		// A custom model in the user settings (install keeps it beside the
+		// hooks it adds there), no login.
+		name: "droid", pkg: "factory-cli@0.225.1", exe: "droid", wire: "anthropic",
+		steps: func(cwd string) []modelapi.Step {
+			notes := filepath.Join(cwd, "notes.txt")
+			return []modelapi.Step{
+				step("Execute", map[string]any{"command": "echo hookwire-step-one", "summary": "Print a hookwire marker", "riskLevel": "low", "riskLevelReason": "It only prints."}),
+				step("Create", map[string]any{"file_path": notes, "content": "hookwire live notes\n"}),
+				step("Read", map[string]any{"file_path": notes}),
+			}
+		},
+		setup: func(home, url string) error {
+			return writeFile(filepath.Join(home, ".factory", "settings.json"), `{"customModels": [{"model": "claude-sonnet-4-5", "displayName": "scripted",
+  "baseUrl": "`+url+`", "apiKey": "scripted", "provider": "anthropic", "maxOutputTokens": 8192}]}
+`)
+		},
+		args: []string{"exec", "-m", "custom:scripted-0", "--auto", "low", prompt},
+		env:  func(string) []string { return nil },
+	},
 }
 
 // An arm is one way of running the session: hooks from a directory of
@@ -176,7 +196,7 @@ func (b *bins) Set(v string) error { *b = append(*b, v); return nil }
 
 func main() {
 	runs := flag.Int("runs", 7, "rounds: each arm runs once per agent per round")
-	only := flag.String("agents", "claude,gemini,codex,copilot", "agents to run")
+	only := flag.String("agents", "claude,gemini,codex,copilot,droid", "agents to run")
 	out := flag.String("out", "", "write every run's figures to this JSON file")
 	keep := flag.Bool("keep", false, "keep the work directory")
 	flag.BoolVar(&verbose, "v", false, "print each session's output")

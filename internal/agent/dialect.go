@@ -1,0 +1,282 @@
+package agent
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/hookwire/hookwire/internal/transcript"
+)
+
+// A Dialect is one agent, whole: how to recognise what it sends, what its
+// events and fields mean, how it names its tools, where its transcript and
+// settings are, and what it reads back on a hook's stdout. Each agent's
+// Dialect is in a file of its own (claude.go, codex.go, …); nothing outside
+// this package names an agent. Surfaces consume Events and ask the Dialect
+// for the agent's reply; install asks it where and how to write hooks.
+type Dialect struct {
+	// Agent is the --agent name; Aliases are other spellings of it.
+	Agent   Agent
+	Aliases []string
+	// Title is the agent's name for people ("Claude Code").
+	Title string
+	// Product is the agent's long id, for surfaces that name agents by
+	// product ("claude-code"); "" means Agent.
+	Product string
+
+	// Detect recognises the agent's payload when no --agent says whose it
+	// is; dialects are tried in registry order. Nil: only --agent selects it.
+	Detect func(p gjson.Result) bool
+	// Events are the agent's event names, in lifecycle order. A name of
+	// kind Unknown is known, and deliberately nothing.
+	Events []Name
+	// Paths are where the agent's payload keeps each field, beyond the
+	// shared, Claude-shaped ones (paths).
+	Paths Paths
+	// Refine adjusts an event whose kind, OK or fields depend on the
+	// payload: the agent's lifecycle quirks. It runs after the fields are
+	// filled, in the agent's own tool and argument names; Tools and Args
+	// name them after it.
+	Refine func(ev *Event, p gjson.Result)
+	// Tools names the agent's tools in the canonical vocabulary (tools.go):
+	// the key is the agent's name, lower-cased; a key ending in "*" matches
+	// the names it begins, and a value ending in "*" keeps the rest. A name
+	// not in it is kept (an MCP tool, a tool the vocabulary lacks).
+	Tools map[string]string
+	// Args are the agent's argument names and the canonical ones, added
+	// beside them in the tool's input (never over a field it has), for
+	// every tool; ToolArgs the same for one tool, by the key of Tools, and
+	// they come first. From is a gjson path ("paths.0").
+	Args     []Alias
+	ToolArgs map[string][]Alias
+
+	// Burn is where the agent's token usage is; nil when it keeps none
+	// that is known.
+	Burn *Burn
+	// Answer reads a turn's final answer from the transcript, where the turn
+	// end does not carry it (Parse calls it for a TurnEnd when
+	// Input.Transcripts is set). An agent that writes it after the hook
+	// fires waits up to wait for it, and else sets Event.AnswerPending.
+	Answer func(ev *Event, wait time.Duration)
+
+	// Owns reports whether process pid runs the session (the agent's own
+	// record of it); Process walks up from a hook to find it. Nil: the
+	// agent keeps no such record.
+	Owns func(pid int, session string, getenv func(string) string) bool
+
+	// Settings is where and how the agent keeps its hooks; nil when it has
+	// none install can write.
+	Settings *Settings
+	// Reply is what a hook prints on stdout for the event name: the answer
+	// to an approval (d), or with None the neutral reply the agent expects
+	// after every hook; "" prints nothing. Nil: the agent reads nothing.
+	Reply func(name string, r Reply) string
+	// Approves reports whether a person's answer to ev can go back to the
+	// agent through the hook (an approval card is worth holding the hook
+	// for). Nil: never.
+	Approves func(ev Event) bool
+}
+
+// Burn is the agent's transcript, where its token usage is.
+type Burn struct {
+	Format transcript.Format
+	// Locate finds the transcript when a payload gives no path ("" when it
+	// cannot).
+	Locate func(ev Event, getenv func(string) string) string
+}
+
+// Name is one of an agent's event names and its kind.
+type Name struct {
+	Name string
+	Kind Kind
+	// NoHook: the name is not a hook install writes (another channel's
+	// name, or a duplicate of a hook that is written).
+	NoHook bool
+}
+
+// Alias is an argument name and the canonical name for it.
+type Alias struct{ From, To string }
+
+// Paths are payload paths (gjson syntax) per Event field, first non-empty
+// string wins.
+type Paths struct {
+	Session, Cwd, Transcript, Tool, ToolUseID, Prompt, Message, Model, Reason, ErrorType []string
+	// Error paths may hold a string, a number or a boolean; ToolInput an
+	// object, or an object encoded as a string.
+	Error, ToolInput []string
+	// SessionEnv is the variable that names the session when the payload
+	// does not (Gemini CLI's GEMINI_SESSION_ID).
+	SessionEnv string
+}
+
+// Settings is where and how an agent keeps its hooks: install's data.
+type Settings struct {
+	// User and Project are the settings file (for Shape File: the
+	// directory), from the home directory and from the project's root.
+	User, Project []string
+	// HomeVar names the variable that moves the user settings (the agent's
+	// config home), and HomeRel is their path under it.
+	HomeVar string
+	HomeRel []string
+	// Strict: the agent parses plain JSON; otherwise JSON with comments.
+	Strict bool
+	Shape  Shape
+	// Unit of the timeout field.
+	Unit time.Duration
+	// Positional: the payload does not name its event, so each hook line
+	// names it.
+	Positional bool
+	// Matched are the events whose entries take a matcher.
+	Matched []string
+	// WithoutTimeout are events whose hooks get no timeout: the agent's own
+	// budget for them is the right one.
+	WithoutTimeout []string
+	// MaxTimeout caps some events' timeout at what the agent accepts.
+	MaxTimeout map[string]time.Duration
+	// Trust says the agent runs a new or changed hook only once the user
+	// has trusted it, by a hash of each hook (Codex's scheme): install says
+	// how (TrustStep, where %s is the binary), doctor checks it.
+	Trust     bool
+	TrustStep string
+	// Unflagged: hook lines need no --agent, the payload is recognised
+	// without it (the default dialect's).
+	Unflagged bool
+	// StatusLine: the settings also name a status line command, which a
+	// binary with a status line mode can take (install --statusline).
+	StatusLine bool
+	// RedactsEnv: the agent keeps most environment variables from its hooks
+	// unless the settings allow them: doctor checks the binary's.
+	RedactsEnv bool
+}
+
+// Shape is how an agent lays out its hooks.
+type Shape int
+
+const (
+	// Nested: {"hooks": {"Event": [{"matcher": "*", "hooks": [{"type":
+	// "command", "command": …, "timeout": …}]}]}}
+	Nested Shape = iota
+	// Named: {"<name>": {"PreToolUse": [{"matcher": "*", "hooks": [handler]}],
+	// "Stop": [handler]}}, one top-level entry per tool
+	Named
+	// Flat: {"version": 1, "hooks": {"event": [{"command": …, "timeout": …}]}}
+	Flat
+	// File: a file of our own, {"version": 1, "hooks": {"event": [{"type":
+	// "command", "bash": …, "timeoutSec": …}]}}
+	File
+)
+
+// Decision is a person's answer to an approval.
+type Decision string
+
+// The decisions. None is no decision: the agent asks in its own way.
+const (
+	None   Decision = ""
+	Allow  Decision = "allow"
+	Always Decision = "always" // allow, and the agent's suggested rules with it
+	Deny   Decision = "deny"
+	Ask    Decision = "ask"
+)
+
+// Reply is what goes back to the agent: a decision, with what it needs.
+type Reply struct {
+	Decision Decision
+	// Suggestions are the agent's own suggested permission rules (raw
+	// JSON), which Always makes permanent.
+	Suggestions []byte
+	// UpdatedInput, when set with Allow, replaces the tool's input (an
+	// answered question).
+	UpdatedInput []byte
+	// By names who decided, for the agent's message ("Coucou").
+	By string
+}
+
+// registry lists every dialect, in detection order: a payload goes to the
+// first one whose Detect accepts it, else to Claude Code's.
+var registry = []*Dialect{antigravity, cursor, copilot, codex, gemini, droid, claude, aider, muse, hermes, generic}
+
+// Dialects lists the dialects, in registry order.
+func Dialects() []*Dialect { return registry }
+
+// byName finds dialects by --agent name or alias.
+var byName = func() map[string]*Dialect {
+	m := map[string]*Dialect{}
+	for _, d := range registry {
+		m[string(d.Agent)] = d
+		for _, a := range d.Aliases {
+			m[a] = d
+		}
+	}
+	return m
+}()
+
+// For is an agent's dialect; ok is false for a name no dialect has, which
+// is parsed as what the plugins of other agents write (plugin: Claude
+// Code's shape).
+func For(a Agent) (d *Dialect, ok bool) {
+	if d, ok := byName[strings.ToLower(string(a))]; ok {
+		return d, true
+	}
+	return plugin, false
+}
+
+// Installable lists the dialects install can write hooks for, in registry order.
+func Installable() []*Dialect {
+	var out []*Dialect
+	for _, d := range registry {
+		if d.Settings != nil {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// InstallableNames are the names of the agents install can write hooks
+// for, sorted: the --agent enum of install, uninstall and snippet.
+func InstallableNames() []string {
+	var out []string
+	for _, d := range Installable() {
+		out = append(out, string(d.Agent))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// HookNames are the agent's event names install writes for a surface that
+// consumes kinds, in the dialect's order.
+func (d *Dialect) HookNames(kinds []Kind) []string {
+	var out []string
+	for _, n := range d.Events {
+		if n.NoHook || n.Kind == Unknown {
+			continue
+		}
+		for _, k := range kinds {
+			if n.Kind == k {
+				out = append(out, n.Name)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// KindOf is the kind of one of the agent's event names, before the payload
+// refines it; known is false for a name the agent does not have.
+func (d *Dialect) KindOf(name string) (k Kind, known bool) {
+	for _, n := range d.Events {
+		if n.Name == name {
+			return n.Kind, true
+		}
+	}
+	return Unknown, false
+}
+
+// ProductName is the agent's long id (Product, else its name).
+func (d *Dialect) ProductName() string {
+	if d.Product != "" {
+		return d.Product
+	}
+	return string(d.Agent)
+}

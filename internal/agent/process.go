@@ -1,0 +1,56 @@
+package agent
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+)
+
+// procRoot is /proc; tests point it elsewhere.
+var procRoot = "/proc"
+
+// maxHops bounds the walk up the process tree: an agent runs a hook as
+// `sh -c`, so the chain is binary → sh → agent, plus wrappers.
+const maxHops = 8
+
+// Process finds the agent's process that runs session, for surfaces that
+// show or watch it: walking up from the hook's parent, the first process
+// the agent's dialect says owns the session (Owns). 0 when there is none,
+// no way to tell (a dialect without Owns), or no /proc to walk.
+func (d *Dialect) Process(session string, getenv func(string) string) int {
+	if d.Owns == nil || session == "" {
+		return 0
+	}
+	pid := os.Getppid()
+	for range maxHops {
+		if pid <= 1 {
+			return 0
+		}
+		if d.Owns(pid, session, getenv) {
+			return pid
+		}
+		pid = parentOf(pid)
+	}
+	return 0
+}
+
+// parentOf reads the parent pid from /proc/<pid>/stat. The command name in
+// field 2 may hold spaces and parentheses, so fields are counted from the
+// last ')'.
+func parentOf(pid int) int {
+	b, err := os.ReadFile(filepath.Join(procRoot, strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0
+	}
+	f := bytes.Fields(b[i+1:]) // state, ppid, …
+	if len(f) < 2 {
+		return 0
+	}
+	ppid, _ := strconv.Atoi(string(f[1]))
+	return ppid
+}

@@ -217,6 +217,9 @@ func (inv *Invocation) combine(c Combined, names, args []string) {
 						sub.Notef("%s", stack())
 					}
 				}
+				sub.mu.Lock()
+				sub.ended = time.Now() // its line is written later, with its own duration
+				sub.mu.Unlock()
 			}()
 			sub.run(args)
 		}()

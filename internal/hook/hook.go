@@ -177,6 +177,8 @@ type Invocation struct {
 	// for one finisher (combined.go).
 	collecting bool
 	requests   []finisherRequest
+	// ended is when a surface's work in a combined process was done.
+	ended time.Time
 	// quiet: no debug log line unless there is a note (a finisher draining
 	// a queue, whose events have lines of their own).
 	quiet bool
@@ -701,6 +703,9 @@ func (inv *Invocation) finish() {
 		}
 		r.Time = inv.start.UTC().Format(time.RFC3339Nano)
 		r.Duration = ms(time.Since(inv.start))
+		if !inv.ended.IsZero() {
+			r.Duration = ms(inv.ended.Sub(inv.start))
+		}
 		if !inv.interactive && !(inv.quiet && len(r.Notes) == 0) {
 			appendLog(inv.logPath, r)
 		}

@@ -179,6 +179,8 @@ type Invocation struct {
 	requests   []finisherRequest
 	// ended is when a surface's work in a combined process was done.
 	ended time.Time
+	// args are the command line's arguments (a finisher replays them).
+	args []string
 	// quiet: no debug log line unless there is a note (a finisher draining
 	// a queue, whose events have lines of their own).
 	quiet bool
@@ -324,6 +326,7 @@ var (
 )
 
 func (inv *Invocation) run(args []string) int {
+	inv.args = args
 	if inv.laterQueue != "" {
 		inv.drain(inv.laterQueue) // the events are the queue's (later.go)
 		return 0

@@ -65,15 +65,19 @@ type queue struct {
 	PID   int    `json:"pid"`
 	// Deadline is the finisher's, in Unix milliseconds.
 	Deadline int64 `json:"deadline"`
-	// Agent and Transcript are the head turn end's, for the finisher's wait.
-	Agent      string `json:"agent"`
-	Transcript string `json:"transcript"`
+	// Agent, Positional and Transcript are the head turn end's, for the
+	// finisher's wait: its --agent, its positional arguments (the event's
+	// name, for agents whose payload has none) and its transcript.
+	Agent      string   `json:"agent"`
+	Positional []string `json:"positional,omitempty"`
+	Transcript string   `json:"transcript"`
 	// Sent counts the entries sent.
 	Sent    int     `json:"sent"`
 	Entries []entry `json:"entries"`
 }
 
-// entry is one hook's invocation: its arguments and its payload, and what
+// entry is one hook's invocation: its command line's arguments and its
+// payload, and what
 // the hook knew of its process that a detached finisher cannot: its parent
 // (the agent, or the agent's shell) and the variables of Binary.Origin.
 type entry struct {
@@ -84,8 +88,8 @@ type entry struct {
 }
 
 // entry is this hook's invocation, to be sent by a finisher.
-func (inv *Invocation) entry(args []string) entry {
-	e := entry{Args: args, Payload: inv.Stdin().Data, PPID: os.Getppid()}
+func (inv *Invocation) entry() entry {
+	e := entry{Args: inv.args, Payload: inv.Stdin().Data, PPID: os.Getppid()}
 	if inv.bin.Origin != nil {
 		e.Env = inv.bin.Origin(inv.Getenv)
 	}
@@ -127,7 +131,7 @@ func (inv *Invocation) later(ev agent.Event, agentFlag string, args []string) ag
 	q := readQueue(store, name)
 	if q != nil && q.Sent < len(q.Entries) {
 		if time.Now().Before(time.UnixMilli(q.Deadline).Add(-queueMargin)) && queueable(ev) && !in.Truncated {
-			q.Entries = append(q.Entries, inv.entry(args))
+			q.Entries = append(q.Entries, inv.entry())
 			if err := writeQueue(store, name, q); err == nil {
 				inv.Notef("queued behind the turn end that a finisher%s sends: sent after it", pidNote(q.PID))
 				inv.handOver(ev, q.PID)
@@ -151,7 +155,7 @@ func (inv *Invocation) later(ev agent.Event, agentFlag string, args []string) ag
 	token := fmt.Sprintf("later-%d-%d", os.Getpid(), time.Now().UnixNano())
 	deadline, _ := inv.Context().Deadline()
 	q = &queue{Token: token, Deadline: deadline.Add(reserve).UnixMilli(), Agent: string(ev.Agent),
-		Transcript: ev.Transcript, Entries: []entry{inv.entry(args)}}
+		Positional: args, Transcript: ev.Transcript, Entries: []entry{inv.entry()}}
 	if err := writeQueue(store, name, q); err != nil {
 		inv.Notef("state: %v: the turn end waits here for its answer", err)
 		return inv.settle(ev, agentFlag, args)
@@ -229,7 +233,7 @@ func (inv *Invocation) drain(name string) {
 		until = dl.Add(-queueMargin)
 	}
 	for head := q.Entries[0]; ; time.Sleep(20 * time.Millisecond) {
-		ev := agent.Parse(agent.Input{Agent: q.Agent, Payload: head.Payload, Args: head.Args, Transcripts: true})
+		ev := agent.Parse(agent.Input{Agent: q.Agent, Payload: head.Payload, Args: q.Positional, Transcripts: true})
 		if !ev.AnswerPending {
 			break
 		}

@@ -55,6 +55,10 @@ type Dialect struct {
 	// Burn is where the agent's token usage is; nil when it keeps none
 	// that is known.
 	Burn *Burn
+	// HookRecords says the agent writes a user record into its transcript
+	// for each hook it ran: a reader of the transcript would take it for the
+	// person answering (Trail Boss's reconcile does), so it gets none.
+	HookRecords bool
 	// Answer reads a turn's final answer from the transcript, where the turn
 	// end does not carry it (Parse calls it for a TurnEnd when
 	// Input.Transcripts is set). An agent that writes it after the hook
@@ -195,7 +199,7 @@ type Reply struct {
 
 // registry lists every dialect, in detection order: a payload goes to the
 // first one whose Detect accepts it, else to Claude Code's.
-var registry = []*Dialect{antigravity, cursor, copilot, codex, gemini, droid, claude, aider, muse, hermes, generic}
+var registry = []*Dialect{antigravity, cursor, copilot, codex, qwen, gemini, droid, claude, aider, muse, hermes, generic}
 
 // Dialects lists the dialects, in registry order.
 func Dialects() []*Dialect { return registry }

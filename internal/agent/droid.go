@@ -62,7 +62,9 @@ var droid = &Dialect{
 	Args:   []Alias{{"summary", "description"}, {"old_str", "old_string"}, {"new_str", "new_string"}, {"directory_path", "path"}},
 	Refine: refineDroid,
 	Burn:   &Burn{Format: transcript.Droid},
-	Answer: droidAnswer,
+	// The TUI and exec write a "user" record right after each hook.
+	HookRecords: true,
+	Answer:      droidAnswer,
 	// Droid reads hooks from ~/.factory/hooks.json (the event names as its
 	// top-level keys) and from the "hooks" key of ~/.factory/settings.json,
 	// merged per event; for an event both define, hooks.json's entries run

@@ -36,7 +36,7 @@ var droidParseCases = []parseCase{
 		with(droidBase, func(e *Event) { e.Kind, e.Name, e.Prompt = Prompt, "UserPromptSubmit", "fix it" })},
 	{"droid/PreToolUse", "", nil, droidPayload("PreToolUse", `,"tool_name":"Execute","tool_input":{"command":"ls","riskLevel":"low","summary":"List the files here"}`),
 		with(droidBase, func(e *Event) {
-			e.Kind, e.Name, e.Tool = ToolStart, "PreToolUse", "Bash"
+			e.Kind, e.Name, e.Tool, e.AgentTool = ToolStart, "PreToolUse", "Bash", "Execute"
 			e.ToolInput = []byte(`{"command":"ls","riskLevel":"low","summary":"List the files here","description":"List the files here"}`)
 		})},
 	{"droid/PostToolUse", "droid", nil, droidPayload("PostToolUse", `,"tool_name":"Read","tool_input":{"file_path":"/a"},"tool_response":"x"`),

@@ -36,14 +36,6 @@ Args mode, for wrapper scripts: print the sanitized tag on stdout.
   coral-pulse summary Fixing the flaky payment test
   coral-pulse confidence low Unfamiliar with this API, guessing
 
-Environment:
-  CORAL_SESSION_NAME   the Coral session, <type>-<uuid> (else tmux's, from TMUX_PANE)
-  CORAL_URL            Coral's server (default http://localhost:$CORAL_PORT)
-  CORAL_PORT           Coral's port (else the session's board state in ~/.coral,
-                       or tmux's environment; default 8420)
-  PULSE_DRYRUN         print what would be written and posted instead
-  PULSE_LOG            append one JSON line per run to this file
-
 Always exits 0; in hook mode prints nothing unless PULSE_DRYRUN is set.`,
 		CLI:      &pulseCLI{},
 		Commands: install.Commands(hooks, sessionCheck),
@@ -63,7 +55,7 @@ type pulseCLI struct {
 }
 
 type hookCmd struct {
-	Agent string   `help:"The agent, when its payload does not say (gemini, codex, antigravity, cursor, copilot)."`
+	Agent string   `help:"The agent, when its payload does not say: ${dialects}."`
 	Args  []string `arg:"" optional:"" name:"event" help:"The hook's event name, for agents whose payload has none (Antigravity); Codex notify appends its JSON."`
 }
 

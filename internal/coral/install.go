@@ -7,6 +7,7 @@ import (
 
 	"github.com/hookwire/hookwire/internal/agent"
 	"github.com/hookwire/hookwire/internal/install"
+	"github.com/hookwire/hookwire/internal/text"
 	"github.com/hookwire/hookwire/internal/transport/httpsend"
 )
 
@@ -18,7 +19,14 @@ var hooks = install.Spec{
 	Kinds: []agent.Kind{
 		agent.SessionStart, agent.Prompt, agent.ToolStart, agent.ToolEnd, agent.Permission, agent.Attention, agent.TurnEnd, agent.Error, agent.Interrupted, agent.Compact, agent.SessionEnd,
 	},
-	Env:  []string{"CORAL_SESSION_NAME", "TMUX_PANE", "CORAL_URL", "CORAL_PORT", "XDG_RUNTIME_DIR", "PULSE_LOG"},
+	Env: []install.Var{
+		{Name: EnvSession, Help: "the Coral session, <type>-<uuid> (Coral sets it; else the tmux session of TMUX_PANE)"},
+		{Name: EnvPane, Help: "the agent's tmux pane, set by tmux: its session is the Coral session"},
+		{Name: "TMPDIR", Help: "where Coral's logs are (then /tmp)"},
+		{Name: EnvURL, Help: "Coral's server for the events API (default http://localhost:$CORAL_PORT; loopback only)"},
+		{Name: EnvPort, Help: "Coral's port (else the session's board state in ~/.coral, or tmux's environment; default " + DefaultPort + ")"},
+		{Name: EnvDataDir, Also: []string{EnvDir}, Help: "where Coral keeps its board state (default ~/.coral)"},
+	},
 	Test: install.Test{Stdin: `{"session_id":"hookwire-doctor","cwd":"/","hook_event_name":"Notification","message":"doctor","notification_type":"idle_prompt"}`},
 }
 
@@ -50,10 +58,11 @@ func sessionCheck(getenv func(string) string) []install.Finding {
 	if from == "" {
 		from = "Coral's default port"
 	}
+	shown := text.Redact(base) // a URL's userinfo is not for the screen
 	if _, err := (httpsend.Request{Method: "GET", URL: base + "/", MaxReply: -1}).Do(ctx); err != nil {
-		out = append(out, install.Finding{Status: install.Info, What: "Coral's server does not answer at " + base + " (from " + from + "; goals and confidences are not posted): " + err.Error()})
+		out = append(out, install.Finding{Status: install.Info, What: "Coral's server does not answer at " + shown + " (from " + from + "; goals and confidences are not posted): " + text.Redact(err.Error())})
 	} else {
-		out = append(out, install.Finding{Status: install.OK, What: "Coral's server answers at " + base + " (from " + from + ")"})
+		out = append(out, install.Finding{Status: install.OK, What: "Coral's server answers at " + shown + " (from " + from + ")"})
 	}
 	return out
 }

@@ -28,8 +28,11 @@ var hooks = install.Spec{
 		agent.SessionStart, agent.Prompt, agent.ToolStart, agent.ToolEnd, agent.Permission, agent.Attention, agent.SubagentStart, agent.SubagentStop, agent.TurnEnd, agent.Error, agent.Interrupted, agent.SessionEnd,
 	},
 	StatusLine: install.StatusLine{Flag: StatusLineFlag, Previous: PreviousFlag},
-	Env:        []string{"COUCOU_SOCKET", "COUCOU_DECISION_TIMEOUT", "XDG_RUNTIME_DIR", "PULSE_LOG"},
-	Test:       install.Test{Stdin: `{"session_id":"hookwire-doctor","cwd":"/","hook_event_name":"Notification","message":"A test from nb-hook doctor"}`},
+	Env: []install.Var{
+		{Name: EnvSocket, Help: `where the app listens (default $XDG_RUNTIME_DIR/coucou.sock on Linux, ~/Library/Application Support/NotchBuddy/nb.sock on macOS, \\.\pipe\coucou-<SID> on Windows)`},
+		{Name: EnvDecisionTimeout, Help: "how long to wait for an approval (default 118s)"},
+	},
+	Test: install.Test{Stdin: `{"session_id":"hookwire-doctor","cwd":"/","hook_event_name":"Notification","message":"A test from nb-hook doctor"}`},
 }
 
 // socketCheck is doctor's look at the app's socket: there, a socket, ours,

@@ -72,7 +72,10 @@ func refusedTools(inv *hook.Invocation, ev agent.Event, event string) []map[stri
 	prefix := state.Key(ev.Session) + ".tool."
 	switch {
 	case pre:
-		b, _ := json.Marshal(openTool{ID: ev.ToolUseID, Name: ev.Tool, Start: ev.Time.UnixNano()})
+		// The closing line names the tool as the app saw it start: the
+		// payload's own name, else the canonical one the relay filled in.
+		name := cmp.Or(ev.Get("tool_name").Str, ev.Tool)
+		b, _ := json.Marshal(openTool{ID: ev.ToolUseID, Name: name, Start: ev.Time.UnixNano()})
 		store.Write(prefix+state.Key(id), b)
 		return nil
 	case post:

@@ -1,8 +1,10 @@
 package coucou
 
 import (
+	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -35,12 +37,6 @@ chains (--previous) prints.
 Socket: $COUCOU_SOCKET, else $XDG_RUNTIME_DIR/coucou.sock (Linux),
 ~/Library/Application Support/NotchBuddy/nb.sock (macOS), \\.\pipe\coucou-<SID> (Windows).
 
-Environment:
-  COUCOU_SOCKET             where the app listens
-  COUCOU_DECISION_TIMEOUT   how long to wait for an approval (default 118s)
-  PULSE_DRYRUN              print what would be sent instead of sending it
-  PULSE_LOG                 append one JSON line per run to this file
-
 Always exits 0.`,
 		CLI:      &relayCLI{},
 		Commands: install.Commands(hooks, socketCheck),
@@ -53,7 +49,7 @@ Always exits 0.`,
 }
 
 type relayCLI struct {
-	Agent           string           `help:"The agent's pill (gemini, antigravity, codex, cursor, copilot, …); none for Claude Code."`
+	Agent           string           `help:"The agent's pill: ${dialects}, or any name; none for Claude Code."`
 	Approvals       bool             `help:"Copilot CLI: relay permissionRequest as an approval card and wait for its answer. Copilot asks its hooks about every tool that is not read-only, even those it would allow: use this only if it asks you about each anyway (no --allow-all-tools)."`
 	Event           string           `arg:"" optional:"" help:"The event, for agents whose payload names none (Antigravity)."`
 	Rest            []string         `arg:"" optional:"" hidden:""` // ignored, as the reference relay does
@@ -110,10 +106,9 @@ func (c *relayCLI) Run(inv *hook.Invocation) error {
 			tag = ScriptAgent
 		}
 	}
-	if ev.Kind == agent.Review && !c.Approvals {
-		// Not a person being asked (the agent says so when one is): a card
-		// here would hold each call the agent allows up to 118 s.
-		inv.Skip("the agent asks its hooks about a tool, no person: not relayed (--approvals relays it as a card)")
+	if skip := c.notShown(ev); skip != "" {
+		inv.Skip("%s: %s: not relayed", ev.Name, skip)
+		c.reply(inv, ev, None, nil) // what the agent reads after every hook, still
 		return nil
 	}
 	question := ev.Tool == AskUserQuestion && TakesDecisions(ev)
@@ -191,6 +186,32 @@ func (c *relayCLI) Run(inv *hook.Invocation) error {
 	}
 	c.reply(inv, ev, d, []byte(ev.Get("permission_suggestions").Raw))
 	return nil
+}
+
+// notShown says why the app is not told of ev, or "". The app is told
+// of the kinds nb-hook is installed for (hooks.Kinds), and, with
+// --approvals, of an agent asking its hooks (Review); not of what the
+// agent's dialect makes nothing (Qwen Code's auth_success at every start,
+// Gemini CLI's automatic PreCompress before every request) or of another
+// kind (Qwen Code's empty prompt after each tool is thinking resumed, a
+// streamed chunk is text). A name no dialect knows passes as it is, as
+// Coucou's relays pass any name they do not know.
+func (c *relayCLI) notShown(ev agent.Event) string {
+	d, known := agent.For(ev.Agent)
+	switch {
+	case ev.Script, ev.Kind == agent.Review && c.Approvals, slices.Contains(hooks.Kinds, ev.Kind):
+		return ""
+	case ev.Kind == agent.Review:
+		// Not a person being asked (the agent says so when one is): a card
+		// here would hold each call the agent allows up to 118 s.
+		return "the agent asks its hooks about a tool, no person (--approvals relays it as a card)"
+	case ev.Kind != agent.Unknown:
+		return fmt.Sprintf("%s is nothing the app shows", ev.Kind)
+	}
+	if _, named := d.KindOf(ev.Name); known && named {
+		return fmt.Sprintf("the %s dialect makes it nothing", ev.Agent)
+	}
+	return ""
 }
 
 func (c *relayCLI) reply(inv *hook.Invocation, ev agent.Event, d Decision, suggestions []byte) {

@@ -52,18 +52,21 @@ var kindNames = map[agent.Kind]string{
 // notification that asks for a permission stays a notification: the card
 // that waits is for an agent's permission request only.
 func AppName(ev agent.Event) string {
-	if appNames[ev.Name] || ev.Kind == agent.Unknown {
+	var static agent.Kind // the name's kind, before the payload refined it
+	if d, _ := agent.For(ev.Agent); d != nil {
+		static, _ = d.KindOf(ev.Name)
+	}
+	// A turn end the dialect found failed (Droid's Stop naming a failed
+	// request) is the app's StopFailure, whatever the agent called it.
+	failedTurn := static == agent.TurnEnd && ev.Kind == agent.Error
+	if appNames[ev.Name] && !failedTurn || ev.Kind == agent.Unknown {
 		return ev.Name
 	}
 	switch {
 	case ev.Kind == agent.ToolEnd && !ev.OK:
 		return "PostToolUseFailure"
-	case ev.Kind == agent.Permission:
-		if d, _ := agent.For(ev.Agent); d != nil {
-			if k, _ := d.KindOf(ev.Name); k != agent.Permission && k != agent.Review {
-				return "Notification"
-			}
-		}
+	case ev.Kind == agent.Permission && static != agent.Permission && static != agent.Review:
+		return "Notification"
 	}
 	if n, ok := kindNames[ev.Kind]; ok {
 		return n
@@ -210,7 +213,11 @@ func Translate(payload []byte, in Input) (line []byte, event string, ok bool) {
 		delete(p, f)
 	}
 
-	diffs := event == "PostToolUse" && (p["tool_name"] == "Edit" || p["tool_name"] == "MultiEdit" || p["tool_name"] == "Write")
+	tool := p["tool_name"]
+	if in.Parsed != nil && in.Parsed.Tool != "" {
+		tool = in.Parsed.Tool // canonical: Gemini's replace is an Edit
+	}
+	diffs := event == "PostToolUse" && (tool == agent.Edit || tool == agent.MultiEdit || tool == agent.Write)
 	for limit, diffLimit := MaxField, MaxDiffField; ; limit, diffLimit = limit/4, diffLimit/4 {
 		c := capper{field: limit, diff: diffLimit, diffBudget: min(MaxDiffTotal, 2*diffLimit)}
 		q := c.object(p, diffs, "")
@@ -276,6 +283,9 @@ func fillAliases(p map[string]any, in Input) {
 	}
 	if ev.Kind == agent.TurnEnd && ev.Message != "" {
 		setDefault(p, "last_assistant_message", ev.Message)
+	}
+	if ev.Kind == agent.Error && ev.Error != "" {
+		setDefault(p, "error", ev.Error) // what a failed turn's card says
 	}
 }
 

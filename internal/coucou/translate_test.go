@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/hookwire/hookwire/internal/agent"
 )
 
 func translate(t *testing.T, payload any, in Input) map[string]any {
@@ -131,4 +133,45 @@ func FuzzTranslate(f *testing.F) {
 			t.Fatalf("event %v, said %q", out["hook_event_name"], name)
 		}
 	})
+}
+
+// An agent's own edit tool (Gemini CLI's replace) is rendered as a diff, as
+// Claude Code's Edit is: the dialect names it canonically.
+func TestTranslateDiffByCanonicalTool(t *testing.T) {
+	payload := []byte(`{"hook_event_name":"AfterTool","session_id":"g1","timestamp":"2026-11-30T12:00:00Z","tool_name":"replace",` +
+		`"tool_input":{"file_path":"a.go","old_string":"` + strings.Repeat("o", 100<<10) + `","new_string":"n"}}`)
+	ev := agent.Parse(agent.Input{Agent: "gemini", Payload: payload})
+	line, _, ok := Translate(payload, Input{Parsed: &ev})
+	var out map[string]any
+	if !ok || json.Unmarshal(line, &out) != nil {
+		t.Fatalf("not relayed: %s", line)
+	}
+	if out["tool_name"] != "replace" || len(out["tool_input"].(map[string]any)["old_string"].(string)) != 100<<10 {
+		t.Errorf("Gemini's replace: tool %v, old_string cut to %d bytes", out["tool_name"], len(out["tool_input"].(map[string]any)["old_string"].(string)))
+	}
+}
+
+// The line's event name: the agent's own when the app reads it, else its
+// kind's; refinements the app has words for.
+func TestAppName(t *testing.T) {
+	for _, tc := range []struct {
+		ev   agent.Event
+		want string
+	}{
+		{agent.Event{Agent: "claude", Name: "PostToolUseFailure", Kind: agent.Interrupted}, "PostToolUseFailure"},
+		{agent.Event{Agent: "claude", Name: "Notification", Kind: agent.Permission}, "Notification"},
+		{agent.Event{Agent: "copilot", Name: "notification", Kind: agent.Permission}, "Notification"},
+		{agent.Event{Agent: "copilot", Name: "permissionRequest", Kind: agent.Review}, "PermissionRequest"},
+		{agent.Event{Agent: "gemini", Name: "AfterTool", Kind: agent.ToolEnd}, "PostToolUseFailure"},
+		{agent.Event{Agent: "gemini", Name: "AfterTool", Kind: agent.ToolEnd, OK: true}, "PostToolUse"},
+		{agent.Event{Agent: "cursor", Name: "stop", Kind: agent.Error}, "StopFailure"},
+		{agent.Event{Agent: "droid", Name: "Stop", Kind: agent.Error}, "StopFailure"},
+		{agent.Event{Agent: "droid", Name: "Stop", Kind: agent.TurnEnd}, "Stop"},
+		{agent.Event{Agent: "codex", Name: "Interrupt", Kind: agent.Interrupted}, "Interrupt"},
+		{agent.Event{Agent: "gemini", Name: "PreCompress", Kind: agent.Unknown}, "PreCompress"},
+	} {
+		if got := AppName(tc.ev); got != tc.want {
+			t.Errorf("%s %s (%s): %s, want %s", tc.ev.Agent, tc.ev.Name, tc.ev.Kind, got, tc.want)
+		}
+	}
 }

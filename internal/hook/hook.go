@@ -339,11 +339,16 @@ func (inv *Invocation) run(args []string) int {
 	}
 	opts := []kong.Option{
 		kong.Name(inv.bin.Name),
-		kong.Description(inv.bin.Help + "\n\n" + strings.ReplaceAll(ScriptHelp, "<binary>", inv.bin.Name)),
+		// The whole description is built only for a person who asks: its
+		// generated sections cost a hook a tenth of a millisecond.
+		kong.Description(inv.bin.Help),
 		kong.Writers(inv.stdout, inv.stderr),
 		kong.Exit(func(code int) { panic(exitRequest(code)) }),
-		kong.Vars{"version": inv.bin.Name + " " + inv.rec.Version, "agents": strings.Join(agent.InstallableNames(), ",")},
+		kong.Vars{"version": inv.bin.Name + " " + inv.rec.Version, "agents": strings.Join(agent.InstallableNames(), ","), "dialects": dialectNames()},
 		kong.Bind(inv),
+	}
+	if helpWanted(args) {
+		opts = append(opts, kong.Description(helpText(inv.bin)))
 	}
 	interactive := map[string]bool{}
 	for _, c := range inv.bin.Commands {

@@ -11,7 +11,11 @@ import (
 	"time"
 
 	"github.com/hookwire/hookwire/internal/agent"
+	"github.com/hookwire/hookwire/internal/hook"
 )
+
+// A Var is an environment variable and what it means.
+type Var = hook.Var
 
 // An Agent is where and how one agent keeps its hooks: its dialect's
 // Settings (internal/agent, one file per agent).
@@ -93,9 +97,11 @@ type Spec struct {
 	Legacy []string
 	// Test is what doctor --send runs.
 	Test Test
-	// Env are the variables the binary reads where the agent runs it, that
-	// an agent may keep from its hooks (Gemini CLI's redaction).
-	Env []string
+	// Env are the binary's own variables, read where the agent runs it:
+	// --help and the README list them with every binary's (hook.Env), and
+	// doctor says which of them an agent keeps from its hooks (Gemini CLI's
+	// redaction).
+	Env []Var
 	// StatusLine, when its Flag is set, lets install --statusline make the
 	// binary Claude Code's status line too.
 	StatusLine StatusLine
@@ -114,6 +120,17 @@ type Entry struct {
 
 // Events are the agent's events this binary hooks, in the agent's names.
 func (s Spec) Events(a *Agent) []string { return a.dialect.HookNames(s.Kinds) }
+
+// Agents are the names of the agents spec has hooks for, sorted.
+func (s Spec) Agents() []string {
+	var out []string
+	for _, name := range AgentNames() {
+		if len(s.Events(Agents[name])) > 0 {
+			out = append(out, name)
+		}
+	}
+	return out
+}
 
 // Entries are the hooks of spec for agent a, running the binary at path.
 func (s Spec) Entries(a *Agent, path string) []Entry {

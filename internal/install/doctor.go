@@ -15,6 +15,7 @@ import (
 
 	"github.com/hookwire/hookwire/internal/hook"
 	"github.com/hookwire/hookwire/internal/state"
+	"github.com/hookwire/hookwire/internal/text"
 
 	"github.com/hookwire/hookwire/internal/agent"
 )
@@ -51,6 +52,20 @@ type doctorCmd struct {
 	checks []Check
 }
 
+// Environment is the binary's own variables, for --help (hook.Environ).
+func (c *doctorCmd) Environment() []Var { return c.spec.Env }
+
+// SpecOf is what a binary installs, from its commands (Commands); ok is
+// false for a binary without them.
+func SpecOf(b hook.Binary) (spec Spec, ok bool) {
+	for _, c := range b.Commands {
+		if d, ok := c.CLI.(*doctorCmd); ok {
+			return d.spec, true
+		}
+	}
+	return Spec{}, false
+}
+
 func (c *doctorCmd) Run(con *hook.Console) error {
 	bin, err := self()
 	findings := []Finding{{Status: OK, What: fmt.Sprintf("%s %s at %s", c.spec.Binary, hook.BuildVersion(), bin)}}
@@ -61,12 +76,12 @@ func (c *doctorCmd) Run(con *hook.Console) error {
 	findings = append(findings, settings...)
 	if len(c.spec.Kinds) > 0 && !anyInstalled(settings) {
 		findings = append(findings, Finding{Status: Warn, What: "no agent runs " + c.spec.Binary + " yet",
-			Fix: c.spec.Binary + " install --agent claude (or codex, gemini, antigravity, cursor, copilot)"})
+			Fix: c.spec.Binary + " install --agent AGENT, for each agent you use: " + strings.Join(c.spec.Agents(), ", ")})
 	}
 	for _, check := range c.checks {
 		findings = append(findings, check(con.Getenv)...)
 	}
-	findings = append(findings, stateDir(con.Getenv, c.spec.Binary), debugLog(con.Getenv))
+	findings = append(findings, c.spec.environment(con.Getenv), stateDir(con.Getenv, c.spec.Binary), debugLog(con.Getenv))
 	if c.Send {
 		findings = append(findings, c.send(con.Getenv, bin))
 	}
@@ -166,6 +181,31 @@ func (s Spec) installedIn(a *Agent, data []byte) bool {
 	}
 	out, err := s.Uninstall(a, data)
 	return err == nil && !bytes.Equal(out, data)
+}
+
+// environment says which of the binary's own variables (--help lists them)
+// are set here, and to what; a value whose name looks like a secret is not
+// shown, and credentials in the others (a URL's userinfo) are redacted.
+func (s Spec) environment(getenv func(string) string) Finding {
+	var set []string
+	for _, v := range s.Env {
+		for _, name := range v.Names() {
+			switch value := getenv(name); {
+			case value == "":
+			case geminiSecretName.MatchString(name):
+				set = append(set, name+" (set, not shown)")
+			default:
+				set = append(set, name+"="+text.Redact(value)) // a URL's userinfo
+			}
+		}
+	}
+	if len(set) == 0 {
+		if len(s.Env) == 0 {
+			return Finding{Status: Info, What: "environment: " + s.Binary + " reads no variable of its own"}
+		}
+		return Finding{Status: Info, What: "environment: none of " + s.Binary + "'s variables is set here (" + s.Binary + " --help lists them)"}
+	}
+	return Finding{Status: Info, What: "environment: " + strings.Join(set, ", ") + " (where the agent runs its hooks, its own environment counts)"}
 }
 
 func stateDir(getenv func(string) string, binary string) Finding {

@@ -8,6 +8,8 @@ import (
 
 	"github.com/tailscale/hujson"
 	"github.com/tidwall/gjson"
+
+	"github.com/hookwire/hookwire/internal/hook"
 )
 
 // Gemini CLI (0.61) hands its hooks a redacted environment when
@@ -44,7 +46,7 @@ func (s Spec) geminiRedaction(path string, data []byte, getenv func(string) stri
 	}
 	allowed, blocked := upper("allowed"), upper("blocked")
 	var lost, secret []string
-	for _, v := range s.Env {
+	for _, v := range s.names() {
 		if getenv(v) == "" || strings.HasPrefix(v, "GEMINI_CLI_") {
 			continue
 		}
@@ -72,6 +74,16 @@ func (s Spec) geminiRedaction(path string, data []byte, getenv func(string) stri
 		out = append(out, Finding{Status: Warn,
 			What: fmt.Sprintf("gemini: %s strips %s from %s's hooks, and no setting allows a name like that", why, strings.Join(secret, ", "), s.Binary),
 			Fix:  fmt.Sprintf("set it in each %s hook's own \"env\" map in %s, which Gemini adds after the redaction", s.Binary, path)})
+	}
+	return out
+}
+
+// names are the names of the variables the binary reads where the agent
+// runs it: its own, then every binary's.
+func (s Spec) names() []string {
+	var out []string
+	for _, v := range append(slices.Clip(s.Env), hook.Env...) {
+		out = append(out, v.Names()...)
 	}
 	return out
 }

@@ -23,7 +23,11 @@ func Union(binary string, args []string, specs ...Spec) Spec {
 		u.Timeout, u.Approval = max(u.Timeout, s.Timeout), max(u.Approval, s.Approval)
 		u.Approvals = union(u.Approvals, s.Approvals)
 		u.Legacy = union(u.Legacy, s.Legacy)
-		u.Env = union(u.Env, s.Env)
+		for _, v := range s.Env {
+			if !slices.ContainsFunc(u.Env, func(w Var) bool { return w.Name == v.Name }) {
+				u.Env = append(u.Env, v)
+			}
+		}
 		if u.Test.Stdin == "" && len(u.Test.Args) == 0 {
 			u.Test = s.Test
 		}

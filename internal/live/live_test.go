@@ -171,12 +171,13 @@ var (
 	apis   = map[*testscript.TestScript]map[string]*modelapi.Server{}
 )
 
-// cmdModelAPI: modelapi NAME WIRE SCRIPT [subagent=SCRIPT]
+// cmdModelAPI: modelapi NAME WIRE SCRIPT [subagent=SCRIPT] [fail=STATUS]
 // Starts the scripted model API on loopback and exports NAME_URL.
 // SCRIPT is a JSON file ($WORK is expanded in it, for absolute paths).
+// With fail, every request gets that HTTP status (an API error).
 func cmdModelAPI(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 3 {
-		ts.Fatalf("usage: modelapi NAME WIRE SCRIPT [subagent=SCRIPT]")
+		ts.Fatalf("usage: modelapi NAME WIRE SCRIPT [subagent=SCRIPT] [fail=STATUS]")
 	}
 	load := func(file string) modelapi.Script {
 		b := strings.ReplaceAll(ts.ReadFile(file), "$WORK", ts.Getenv("WORK"))
@@ -191,6 +192,14 @@ func cmdModelAPI(ts *testscript.TestScript, neg bool, args []string) {
 		if f, ok := strings.CutPrefix(a, "subagent="); ok {
 			sub := load(f)
 			s.Subagent, s.IsSubagent = &sub, modelapi.ClaudeSubagent
+			if args[1] == "chat" {
+				s.IsSubagent = modelapi.QwenSubagent
+			}
+		}
+		if f, ok := strings.CutPrefix(a, "fail="); ok {
+			if _, err := fmt.Sscan(f, &s.Fail); err != nil {
+				ts.Fatalf("modelapi: fail=%s: %v", f, err)
+			}
 		}
 	}
 	url, err := s.Start()
@@ -235,16 +244,17 @@ func cmdModelAPIUsage(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// cmdAgent: agent [-timeout D] [-interrupt-when FILE:REGEXP] NAME PROGRAM ARGS...
+// cmdAgent: agent [-timeout D] [-interrupt-when FILE:REGEXP] [-stdin FILE] NAME PROGRAM ARGS...
 // Runs a real agent as a person would, headless: the script's environment,
-// stdin /dev/null, in $WORK/proj, killed after the timeout (default 120 s).
+// stdin /dev/null (or FILE), in $WORK/proj, killed after the timeout
+// (default 120 s).
 // Its stdout and stderr go to $WORK/NAME.stdout and NAME.stderr. With
 // -interrupt-when, SIGINT is sent (as Ctrl-C would) once FILE (a fake's
 // record) has a line matching the extended REGEXP, and the exit status is
 // not checked.
 func cmdAgent(ts *testscript.TestScript, neg bool, args []string) {
 	timeout := 120 * time.Second
-	interrupt, match := "", ""
+	interrupt, match, stdin := "", "", "/dev/null"
 	for len(args) > 1 && strings.HasPrefix(args[0], "-") {
 		switch args[0] {
 		case "-timeout":
@@ -256,20 +266,22 @@ func cmdAgent(ts *testscript.TestScript, neg bool, args []string) {
 		case "-interrupt-when":
 			file, re, _ := strings.Cut(args[1], ":")
 			interrupt, match = ts.MkAbs(file), re
+		case "-stdin":
+			stdin = ts.MkAbs(args[1])
 		default:
 			ts.Fatalf("agent: unknown flag %s", args[0])
 		}
 		args = args[2:]
 	}
 	if len(args) < 2 {
-		ts.Fatalf("usage: agent [-timeout D] [-interrupt-when FILE:REGEXP] NAME PROGRAM ARGS...")
+		ts.Fatalf("usage: agent [-timeout D] [-interrupt-when FILE:REGEXP] [-stdin FILE] NAME PROGRAM ARGS...")
 	}
 	name := args[0]
-	// sh does what testscript's exec cannot: /dev/null for stdin, a
-	// deadline for the agent's whole process group, a signal mid-run.
-	script := `out=$1 tmo=$2 when=$3 match=$4; shift 4
+	// sh does what testscript's exec cannot: a file for stdin, a deadline
+	// for the agent's whole process group, a signal mid-run.
+	script := `out=$1 tmo=$2 when=$3 match=$4 in=$5; shift 5
 cd "$WORK/proj" || exit 2
-timeout -k 5 "$tmo" "$@" </dev/null >"$out.stdout" 2>"$out.stderr" &
+timeout -k 5 "$tmo" "$@" <"$in" >"$out.stdout" 2>"$out.stderr" &
 pid=$!
 if [ -n "$when" ]; then
 	until grep -Eq -- "$match" "$when" 2>/dev/null; do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
@@ -279,7 +291,7 @@ fi
 wait $pid`
 	start := time.Now()
 	err := ts.Exec("sh", append([]string{"-c", script, "sh", ts.MkAbs(name),
-		fmt.Sprint(int(timeout.Seconds())), interrupt, match}, args[1:]...)...)
+		fmt.Sprint(int(timeout.Seconds())), interrupt, match, stdin}, args[1:]...)...)
 	ts.Logf("agent %s: exit %v after %v", name, err, time.Since(start).Round(time.Millisecond))
 	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 124 && interrupt == "" {
 		ts.Fatalf("agent %s: timed out after %v; stderr:\n%s", name, timeout, tail(ts.MkAbs(name+".stderr")))
@@ -404,6 +416,8 @@ var normalizers = []struct {
 	{regexp.MustCompile(`/[0-9]{4}/[0-9]{2}/[0-9]{2}/rollout-[0-9T-]+-`), `/<date>/rollout-<date>-`},
 	// The scripted API numbers its ids across conversations.
 	{regexp.MustCompile(`\b(toolu|call|fc|msg|resp)_[0-9]{24}\b`), `${1}_<id>`},
+	// Qwen Code makes up its tool_use_id: toolu_<ms>_<random>.
+	{regexp.MustCompile(`\btoolu_[0-9]{13}_[a-z0-9]+\b`), `toolu_<qwen-id>`},
 	{regexp.MustCompile(`(?m)^Content-Length: [0-9]+`), `Content-Length: <n>`},
 	{regexp.MustCompile(`(?m)^Host: 127\.0\.0\.1:[0-9]+`), `Host: 127.0.0.1:<port>`},
 	// Pulse: the event only. The figures of a mid-turn event depend on how

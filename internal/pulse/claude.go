@@ -36,13 +36,6 @@ rollout, Gemini CLI's chat, Copilot CLI's events; other agents send zeros.
 
 Runs: noctalia msg plugin <target> all <event> model,in,out,cacheCreate,cacheRead,session[,pid]
 
-Environment:
-  PULSE_TARGET   plugin entry (default ` + DefaultTarget + `)
-  PULSE_PID      the agent's pid (default: found from ~/.claude/sessions)
-  CODEX_HOME, COPILOT_HOME   where Codex and Copilot CLI keep their files
-  PULSE_DRYRUN, NOCTALIA_PULSE_DRYRUN   print the command instead of running it
-  PULSE_LOG      append one JSON line per run to this file
-
 Always exits 0; prints nothing unless in dry-run.`,
 		CLI:       &claudeCLI{},
 		DryRunEnv: []string{"NOCTALIA_PULSE_DRYRUN"},
@@ -55,7 +48,7 @@ Always exits 0; prints nothing unless in dry-run.`,
 type claudeCLI struct {
 	Event       string           `arg:"" optional:"" help:"Pulse event (idle, turn_start, tool_start, needs_attention, turn_end, error, session_end, text)."`
 	Rest        []string         `arg:"" optional:"" hidden:""` // Codex notify appends its JSON
-	Agent       string           `help:"The agent, when its payload does not say (gemini, codex, antigravity, cursor, copilot)."`
+	Agent       string           `help:"The agent, when its payload does not say: ${dialects}."`
 	NoSubagents bool             `name:"no-subagents" help:"Count the main conversation's tokens only."`
 	Version     kong.VersionFlag `help:"Print the version."`
 

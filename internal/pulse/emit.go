@@ -20,12 +20,6 @@ Runs: noctalia msg plugin <target> all <event> [model,in,out,cacheCreate,cacheRe
 The payload is sent only with a session; fields are cleaned to [A-Za-z0-9._?-].
 Events: idle turn_start tool_start text needs_attention turn_end error session_end.
 
-Environment:
-  PULSE_TARGET   plugin entry (default ` + DefaultTarget + `)
-  PULSE_PID      agent pid, sent as a 7th field when all digits
-  PULSE_DRYRUN   print the command instead of running it
-  PULSE_LOG      append one JSON line per run to this file
-
 Always exits 0; prints nothing unless PULSE_DRYRUN is set.`,
 		CLI:       &emitCLI{},
 		NoAnswers: true, // a Pulse event has no text

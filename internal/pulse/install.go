@@ -3,6 +3,7 @@ package pulse
 import (
 	"context"
 	"os/exec"
+	"slices"
 	"strings"
 	"time"
 
@@ -21,13 +22,19 @@ var claudeHooks = install.Spec{
 	},
 	// The reference adapter this binary replaces.
 	Legacy: []string{"claude-companion/hooks/pulse.py"},
-	Env:    []string{"PULSE_TARGET", "PULSE_PID", "XDG_RUNTIME_DIR", "PULSE_LOG"},
+	Env:    append(slices.Clip(emitEnv), install.Var{Name: "NOCTALIA_PULSE_DRYRUN", Help: "the reference adapter's name for PULSE_DRYRUN"}),
 	Test: install.Test{Args: []string{"idle"},
 		Stdin: `{"session_id":"hookwire","hook_event_name":"SessionStart","cwd":"/"}`},
 }
 
 // emitHooks: pulse-emit is for scripts and CI, not agents' hooks.
-var emitHooks = install.Spec{Binary: "pulse-emit", Test: install.Test{Args: []string{"idle", "hookwire-doctor"}}}
+var emitHooks = install.Spec{Binary: "pulse-emit", Env: emitEnv, Test: install.Test{Args: []string{"idle", "hookwire-doctor"}}}
+
+// emitEnv are both binaries' variables.
+var emitEnv = []install.Var{
+	{Name: EnvTarget, Help: "the noctalia plugin entry (default " + DefaultTarget + ")"},
+	{Name: EnvPID, Help: "the agent's pid, sent as a 7th field when all digits (pulse-claude finds it otherwise)"},
+}
 
 // noctaliaCheck is doctor's look at the target: noctalia on PATH, the shell
 // answering, the plugin present.

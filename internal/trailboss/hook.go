@@ -23,9 +23,8 @@ func Hook() hook.Binary {
 		Name: Name,
 		Help: `Put a coding agent's session in the Trail Boss queue while it waits on you.
 
-Reads the hook JSON on stdin (Claude Code, Gemini CLI, Antigravity, Codex,
-Cursor, Copilot CLI; Codex's notify JSON as the last argument) and POSTs one
-normalized event to the Trail Boss daemon:
+Reads the hook JSON on stdin, of any agent below (Codex's notify JSON as the
+last argument), and POSTs one normalized event to the Trail Boss daemon:
 
   session start             registered
   turn end, error           stuck (stopped), with the last assistant message
@@ -39,13 +38,6 @@ its place in the queue). Stuck and registered need the tmux pane (TMUX_PANE).
 Events the daemon misses while it is down are replayed, in order, once it is
 back (up to 256 events, 10 minutes old).
 
-Environment:
-  TRAILBOSS_DAEMON_URL  the endpoint (default http://127.0.0.1:4000/event/normalized)
-  TRAILBOSS_URL         the daemon's base URL, when TRAILBOSS_DAEMON_URL is unset
-  TMUX_PANE             the pane, set by tmux
-  PULSE_DRYRUN          print the requests instead of sending them
-  PULSE_LOG             append one JSON line per run to this file
-
 Always exits 0; prints nothing unless in dry-run (but {} on Copilot CLI's
 permission hook, which fails closed without JSON).`,
 		CLI:      &hookCLI{},
@@ -58,7 +50,7 @@ permission hook, which fails closed without JSON).`,
 
 type hookCLI struct {
 	Args        []string         `arg:"" optional:"" help:"The event name, when the payload names none (Antigravity). Codex's notify program appends its JSON here."`
-	Agent       string           `help:"The agent, when its payload does not say (gemini, codex, antigravity, cursor, copilot)."`
+	Agent       string           `help:"The agent, when its payload does not say: ${dialects}."`
 	AllowRemote bool             `name:"allow-remote" help:"Send to a Trail Boss URL whose host is not this machine."`
 	Version     kong.VersionFlag `help:"Print the version."`
 }
@@ -135,6 +127,11 @@ func (c *hookCLI) Run(inv *hook.Invocation) error {
 	e := Event{Type: act.typ, SessionID: session, Timestamp: now().UnixMilli()}
 	if needsPane(act.typ) {
 		e.PaneID, e.Cwd, e.TranscriptPath = pane, ev.Cwd, ev.Transcript
+		if d, _ := agent.For(ev.Agent); d.HookRecords {
+			// The daemon's reconcile reads a user record newer than a stuck
+			// as the person answering; this agent writes one per hook.
+			e.TranscriptPath = ""
+		}
 	}
 	was := s.reason()
 	switch {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hookwire/hookwire/internal/agent"
 	"github.com/hookwire/hookwire/internal/install"
+	"github.com/hookwire/hookwire/internal/text"
 	"github.com/hookwire/hookwire/internal/transport/httpsend"
 )
 
@@ -23,7 +24,11 @@ var hooks = install.Spec{
 	// every stop twice).
 	Legacy: []string{"trailboss-emit.sh"},
 	// A prompt: unstuck, which the daemon takes for any session.
-	Env:  []string{"TRAILBOSS_URL", "TRAILBOSS_DAEMON_URL", "TMUX_PANE", "XDG_RUNTIME_DIR", "PULSE_LOG"},
+	Env: []install.Var{
+		{Name: EnvDaemonURL, Help: "the daemon's endpoint, used as given (default " + DefaultURL + EventPath + ")"},
+		{Name: EnvURL, Help: "the daemon's base URL, when " + EnvDaemonURL + " is unset; " + EventPath + " is appended. Loopback only, unless --allow-remote"},
+		{Name: EnvPane, Help: "the agent's tmux pane, set by tmux: Trail Boss routes by it (without it stuck and registered are not sent)"},
+	},
 	Test: install.Test{Stdin: `{"session_id":"hookwire-doctor","cwd":"/","hook_event_name":"UserPromptSubmit","prompt":"doctor"}`},
 }
 
@@ -33,20 +38,21 @@ func daemonCheck(getenv func(string) string) []install.Finding {
 	var out []install.Finding
 	endpoint, err := Endpoint(getenv, false)
 	if err != nil {
-		return []install.Finding{{Status: install.Fail, What: err.Error(), Fix: "point " + EnvURL + " at the daemon on this machine"}}
+		return []install.Finding{{Status: install.Fail, What: text.Redact(err.Error()), Fix: "point " + EnvURL + " at the daemon on this machine"}}
 	}
 	status := strings.TrimSuffix(endpoint, EventPath) + "/status"
+	shown := text.Redact(status) // a URL's userinfo is not for the screen
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	reply, err := httpsend.Request{Method: "GET", URL: status, MaxReply: 4 << 10}.Do(ctx)
 	switch {
 	case err != nil:
-		out = append(out, install.Finding{Status: install.Fail, What: "the Trail Boss daemon does not answer at " + status + ": " + err.Error(),
+		out = append(out, install.Finding{Status: install.Fail, What: "the Trail Boss daemon does not answer at " + shown + ": " + text.Redact(err.Error()),
 			Fix: "start it (trailboss-start), or set " + EnvURL + " to where it listens"})
 	case reply.Status != httpsend.StatusOK:
-		out = append(out, install.Finding{Status: install.Fail, What: fmt.Sprintf("the Trail Boss daemon at %s answers %d", status, reply.Status)})
+		out = append(out, install.Finding{Status: install.Fail, What: fmt.Sprintf("the Trail Boss daemon at %s answers %d", shown, reply.Status)})
 	default:
-		out = append(out, install.Finding{Status: install.OK, What: "the Trail Boss daemon answers at " + status})
+		out = append(out, install.Finding{Status: install.OK, What: "the Trail Boss daemon answers at " + shown})
 	}
 	if getenv(EnvPane) == "" {
 		out = append(out, install.Finding{Status: install.Info, What: "not in tmux here (TMUX_PANE is unset)",

@@ -36,6 +36,9 @@ const (
 	// carry no usage: the running totals are in <id>.settings.json beside
 	// it (see droid.go).
 	Droid
+	// Qwen is Qwen Code's projects/<project>/chats/<session>.jsonl: one
+	// assistant record per model call, with the call's usageMetadata.
+	Qwen
 )
 
 // The prefilters: a line without its key carries nothing for the format.
@@ -45,6 +48,8 @@ var (
 	geminiUsageKey  = []byte(`"tokens"`)
 	copilotUsageKey = []byte(`"session.usage_record"`)
 	copilotTurnKey  = []byte(`.message"`) // "user.message", "assistant.message"
+	qwenUsageKey    = []byte(`"usageMetadata"`)
+	qwenUserKey     = []byte(`"type":"user"`)
 )
 
 // linesOf counts the usage lines of region (whole lines) for formats other
@@ -60,6 +65,9 @@ func (s *Session) linesOf(region []byte, main bool, f Format) error {
 		keys, parse = [][]byte{geminiUsageKey}, parseGemini
 	case Copilot:
 		keys, parse = [][]byte{copilotUsageKey, copilotTurnKey}, parseCopilot
+	case Qwen:
+		// A user record opens a turn; the assistant records carry the usage.
+		keys, parse = [][]byte{qwenUsageKey, qwenUserKey}, parseQwen
 	default:
 		return nil
 	}
@@ -76,10 +84,15 @@ func (s *Session) linesOf(region []byte, main bool, f Format) error {
 				}
 			case Copilot:
 				s.copilotTurn(line)
+			case Qwen:
+				s.qwenTurn(line)
 			}
 		}
 		if !has(0) {
 			return
+		}
+		if f == Qwen {
+			s.qwenTurn(line)
 		}
 		r, ok := parse(line)
 		if !ok {
@@ -107,6 +120,24 @@ func (s *Session) copilotTurn(line []byte) {
 	case "assistant.message":
 		d := root.Get("data")
 		if len(d.Get("toolRequests").Array()) == 0 && !d.Get("parentToolCallId").Exists() && root.Get("agentId").Str == "" {
+			s.TurnEnded = true
+			s.FinalTS = max(s.FinalTS, millis(root.Get("timestamp").Str))
+		}
+	}
+}
+
+// qwenTurn follows Qwen Code's turns as Copilot's: a user record opens one,
+// an assistant record that calls no function ends it.
+func (s *Session) qwenTurn(line []byte) {
+	root, ok := object(line)
+	if !ok {
+		return
+	}
+	switch root.Get("type").Str {
+	case "user":
+		s.TurnEnded = false
+	case "assistant":
+		if len(root.Get("message.parts.#.functionCall").Array()) == 0 {
 			s.TurnEnded = true
 			s.FinalTS = max(s.FinalTS, millis(root.Get("timestamp").Str))
 		}
@@ -278,5 +309,37 @@ func parseCopilot(line []byte) (r record, ok bool) {
 	if root.Get("agentId").Str == "" { // a subagent's call (counted) names its own model
 		r.model = u.Get("model").Str
 	}
+	return r, true
+}
+
+// Qwen Code 0.24 writes each model call's reply as a record
+//
+//	{"uuid":…,"sessionId":…,"timestamp":…,"type":"assistant",…,"model":"…",
+//	 "message":{"role":"model","parts":[…]},"usageMetadata":{"promptTokenCount",
+//	 "candidatesTokenCount","thoughtsTokenCount","totalTokenCount","cachedContentTokenCount"}}
+//
+// in Gemini's names but with OpenAI's meanings (recorded against chat
+// completions): promptTokenCount is prompt_tokens (cached included) and
+// candidatesTokenCount is completion_tokens, reasoning included, so
+// thoughtsTokenCount is not added to it. The ui_telemetry records beside
+// repeat the figures under other names and are not read.
+func parseQwen(line []byte) (r record, ok bool) {
+	root, ok := object(line)
+	if !ok || root.Get("type").Str != "assistant" {
+		return r, false
+	}
+	u := root.Get("usageMetadata")
+	if !u.IsObject() {
+		return r, false
+	}
+	in, cached := n(u.Get("promptTokenCount")), n(u.Get("cachedContentTokenCount"))
+	r.usage = Usage{In: max(0, in-cached), Out: n(u.Get("candidatesTokenCount")), CacheRead: cached}
+	if id := root.Get("uuid").Str; id != "" {
+		r.key = hash64([]byte("qwen"), []byte(id))
+	} else {
+		r.key = hash64([]byte("qwen-line"), bytes.TrimSpace(line))
+	}
+	r.ts = millis(root.Get("timestamp").Str)
+	r.model = root.Get("model").Str
 	return r, true
 }

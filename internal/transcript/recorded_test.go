@@ -193,7 +193,7 @@ func TestLiveRecordedTranscripts(t *testing.T) {
 			var want transcript.Usage
 			model := ""
 			for _, e := range doc.Exchanges {
-				if e.Kind == "side" && !droid {
+				if (e.Kind == "side" && !droid) || e.Kind == "error" { // an API error serves nothing
 					continue
 				}
 				x := e.Usage
@@ -213,6 +213,13 @@ func TestLiveRecordedTranscripts(t *testing.T) {
 				f, file = transcript.Gemini, "chats-session.jsonl"
 			case strings.HasPrefix(agentDir, "copilot-"):
 				f, file = transcript.Copilot, "events.jsonl"
+			case strings.HasPrefix(agentDir, "qwen-"):
+				f, file = transcript.Qwen, "chats-session.jsonl"
+				// A session with a subagent keeps Qwen's layout:
+				// chats/<session>.jsonl, subagents/<session>/agent-….jsonl.
+				if chats, _ := filepath.Glob(filepath.Join(dir, "chats", "*.jsonl")); len(chats) == 1 {
+					file, _ = filepath.Rel(dir, chats[0])
+				}
 			case droid:
 				// The model as Droid names it (the custom model's display
 				// name), chosen whether or not a call succeeded.

@@ -80,6 +80,11 @@ func (s *Session) Scan(transcript string, opt Options) (Result, error) {
 		// Gemini CLI records a subagent (invoke_agent) in a chat of its
 		// own: chats/<parent session id>/<its session id>.jsonl.
 		root = filepath.Join(filepath.Dir(transcript), opt.Session)
+	case opt.Format == Qwen && strings.HasSuffix(transcript, ".jsonl") && filepath.Base(filepath.Dir(transcript)) == "chats":
+		// Qwen Code: <project>/chats/<session>.jsonl, its subagents in
+		// <project>/subagents/<session>/agent-<id>.jsonl.
+		root, prefix = filepath.Join(filepath.Dir(filepath.Dir(transcript)), "subagents",
+			strings.TrimSuffix(filepath.Base(transcript), ".jsonl")), "agent-"
 	default:
 		return res, nil
 	}

@@ -24,8 +24,13 @@ var hooks = install.Spec{
 		agent.SessionStart, agent.Prompt, agent.ToolStart, agent.ToolEnd, agent.TurnEnd, agent.Error, agent.Interrupted, agent.SessionEnd,
 	},
 	// A prompt: run.started, which the pet shows and forgets.
-	Env: []string{"VPET_NOTIFY_SOCKET", "VPET_NOTIFY_TOKEN", "VPET_NOTIFY_TOKEN_FILE", "VPET_NOTIFY_EVENTS",
-		"AGENTICA_NOTIFY_SOCKET", "AGENTICA_NOTIFY_TOKEN", "AGENTICA_NOTIFY_TOKEN_FILE", "XDG_RUNTIME_DIR", "PULSE_LOG"},
+	Env: []install.Var{
+		{Name: EnvSocket, Also: []string{agenticaNames[EnvSocket]}, Help: "VPet's socket (default ~/Library/Application Support/VPet/notify.sock on macOS, $XDG_RUNTIME_DIR/vpet/notify.sock elsewhere)"},
+		{Name: EnvToken, Also: []string{agenticaNames[EnvToken]}, Help: "the bearer token; else read from the token file"},
+		{Name: EnvTokenFile, Also: []string{agenticaNames[EnvTokenFile]}, Help: "the token file (default notify.token beside the socket), created 0600 if absent, never overwritten"},
+		{Name: EnvEvents, Help: "events to send (run.*, -tool.started, …), as --events"},
+		{Name: EnvTTY, Help: "the agent's terminal, if the hook's controlling terminal is not it (none: send none)"},
+	},
 	Test: install.Test{Stdin: `{"session_id":"hookwire-doctor","cwd":"/","hook_event_name":"UserPromptSubmit","prompt":"A test from vpet-notify doctor"}`},
 }
 

@@ -35,18 +35,6 @@ run.failed, run.cancelled, tool.started, tool.completed. One way only: it never
 asks the pet anything, and sends metadata and the clipped prompt and answer,
 never tool output or file contents.
 
-Environment (SOCKET, TOKEN and TOKEN_FILE also answer to agentica's
-AGENTICA_NOTIFY_ names):
-  VPET_NOTIFY_SOCKET      the socket (default ~/Library/Application Support/VPet/notify.sock
-                          on macOS, $XDG_RUNTIME_DIR/vpet/notify.sock elsewhere)
-  VPET_NOTIFY_TOKEN       the bearer token, else read from the token file
-  VPET_NOTIFY_TOKEN_FILE  the token file (default notify.token beside the socket),
-                          created 0600 with a fresh token if absent, never overwritten
-  VPET_NOTIFY_EVENTS      events to send, as --events
-  VPET_NOTIFY_TTY         the agent's terminal, when it cannot be found ("none": none)
-  PULSE_DRYRUN            print the request (token redacted) instead of sending it
-  PULSE_LOG               append one JSON line per run to this file
-
 Always exits 0 and prints nothing unless in dry-run.`,
 		CLI:      &notifyCLI{},
 		Commands: install.Commands(hooks, petCheck),
@@ -65,7 +53,7 @@ Always exits 0 and prints nothing unless in dry-run.`,
 type notifyCLI struct {
 	Event     string           `arg:"" optional:"" help:"The agent's event name, when its payload has none (Antigravity), or a VPet event (run.completed, …) from a script."`
 	Rest      []string         `arg:"" optional:"" hidden:""` // Codex notify appends its JSON
-	Agent     string           `help:"The agent, when its payload does not say (gemini, codex, antigravity, cursor, copilot, or any name: opencode, …)."`
+	Agent     string           `help:"The agent, when its payload does not say: ${dialects}, or any name."`
 	Source    string           `help:"The envelope's source (default: the agent's name, e.g. claude-code)."`
 	Socket    string           `help:"VPet's notify socket (default: VPET_NOTIFY_SOCKET, else VPet's own place)." placeholder:"PATH"`
 	TokenFile string           `name:"token-file" help:"The token file (default: VPET_NOTIFY_TOKEN_FILE, else notify.token beside the socket)." placeholder:"PATH"`

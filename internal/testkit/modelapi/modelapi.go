@@ -1,8 +1,8 @@
 // Package modelapi is a scripted stand-in for the model APIs the real coding
 // agents talk to: Anthropic Messages (Claude Code, Copilot CLI), Gemini
-// (Gemini CLI) and OpenAI Responses (Codex). The live tests point an agent at
-// it, offline, and it answers with a fixed script: tool calls in the agent's
-// own vocabulary, then a final answer.
+// (Gemini CLI), OpenAI Responses (Codex) and OpenAI Chat Completions (Qwen
+// Code). The live tests point an agent at it, offline, and it answers with a
+// fixed script: tool calls in the agent's own vocabulary, then a final answer.
 //
 // The script is stateless over the conversation: the step a request gets is
 // the number of tool results the request already carries. A retried tool
@@ -24,6 +24,8 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+
+	"github.com/tidwall/gjson"
 )
 
 // Step is one model turn that calls a tool.
@@ -92,7 +94,7 @@ type Exchange struct {
 	Path   string          `json:"path"` // with the query
 	Model  string          `json:"model,omitempty"`
 	Body   json.RawMessage `json:"-"`
-	Kind   string          `json:"kind"` // "step", "answer", "side", "count" or "unknown"
+	Kind   string          `json:"kind"` // "step", "answer", "side", "count", "error" (Fail) or "unknown"
 	Step   int             `json:"step"` // the scripted step, for kind step or answer
 	Tool   string          `json:"tool,omitempty"`
 	Usage  *Usage          `json:"usage,omitempty"`
@@ -102,11 +104,15 @@ type Exchange struct {
 // for requests that IsSubagent picks (Claude Code's subagents run their own
 // conversation through the same endpoint).
 type Server struct {
-	Wire       string // "anthropic", "gemini" or "openai"
+	Wire       string // "anthropic", "gemini", "openai" (Responses) or "chat" (Chat Completions)
 	Script     Script
 	Subagent   *Script
 	IsSubagent func(body []byte) bool
 	Model      string // reported model; empty echoes the request's
+	// Fail, when set, is the HTTP status every request is answered with,
+	// an error body in the OpenAI/Anthropic shape: an API error, for the
+	// agents' error paths.
+	Fail int
 
 	mu        sync.Mutex
 	exchanges []Exchange
@@ -163,6 +169,16 @@ func (s *Server) Served() (all, scripted Usage, responses int) {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	ex := Exchange{Wire: s.Wire, Method: r.Method, Path: r.URL.RequestURI(), Body: body, Kind: "unknown"}
+	if s.Fail != 0 {
+		ex.Kind, ex.Model = "error", gjson.GetBytes(body, "model").String()
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(s.Fail)
+		fmt.Fprintf(w, `{"type":"error","error":{"type":"scripted_error","code":%d,"message":"scripted failure (HTTP %d)"}}`+"\n", s.Fail, s.Fail)
+		s.mu.Lock()
+		s.exchanges = append(s.exchanges, ex)
+		s.mu.Unlock()
+		return
+	}
 	var ok bool
 	switch s.Wire {
 	case "anthropic":
@@ -171,6 +187,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ok = s.gemini(w, r, body, &ex)
 	case "openai":
 		ok = s.openai(w, r, body, &ex)
+	case "chat":
+		ok = s.chat(w, r, body, &ex)
 	}
 	if !ok {
 		http.Error(w, `{"error":{"message":"not scripted"}}`, http.StatusNotFound)

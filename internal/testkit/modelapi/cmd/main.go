@@ -21,12 +21,13 @@ import (
 )
 
 func main() {
-	wire := flag.String("wire", "anthropic", "anthropic, gemini or openai")
+	wire := flag.String("wire", "anthropic", "anthropic, gemini, openai (Responses) or chat (Chat Completions)")
 	script := flag.String("script", "", "the script, a JSON file {\"steps\":[{\"text\",\"tool\",\"input\"}],\"answer\"}")
-	sub := flag.String("subagent", "", "the script for Claude Code's subagents (requests marked cc_is_subagent=true)")
+	sub := flag.String("subagent", "", "the script for subagents (Claude Code's, marked cc_is_subagent=true; on the chat wire Qwen Code's)")
 	logDir := flag.String("log", "", "directory for the requests and exchanges")
+	fail := flag.Int("fail", 0, "answer every request with this HTTP status and an error body (an API error)")
 	flag.Parse()
-	s := &modelapi.Server{Wire: *wire}
+	s := &modelapi.Server{Wire: *wire, Fail: *fail}
 	load := func(file string, into *modelapi.Script) {
 		b, err := os.ReadFile(file)
 		if err == nil {
@@ -44,6 +45,9 @@ func main() {
 		s.Subagent = new(modelapi.Script)
 		load(*sub, s.Subagent)
 		s.IsSubagent = modelapi.ClaudeSubagent
+		if *wire == "chat" {
+			s.IsSubagent = modelapi.QwenSubagent
+		}
 	}
 	url, err := s.Start()
 	if err != nil {

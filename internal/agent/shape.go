@@ -1,0 +1,19 @@
+package agent
+
+import "fmt"
+
+// String is how the shape lays out hooks, for people (the README's settings
+// table, generated from the dialects).
+func (s Shape) String() string {
+	switch s {
+	case Nested:
+		return "`hooks.<Event>: [{matcher, hooks: [{type, command, timeout}]}]`"
+	case Named:
+		return "a named hook of our own (`hookwire-<binary>`): tool events `[{matcher, hooks}]`, the others a flat list"
+	case Flat:
+		return "`{\"version\": 1, \"hooks\": {<event>: [{command, timeout}]}}`"
+	case File:
+		return "a file of our own: `{\"version\": 1, \"hooks\": {<event>: [{type, bash, timeoutSec}]}}`"
+	}
+	return fmt.Sprintf("shape %d", int(s))
+}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -131,8 +132,9 @@ func (inv *Invocation) later(ev agent.Event, agentFlag string, args []string) ag
 	q := readQueue(store, name)
 	if q != nil && q.Sent < len(q.Entries) {
 		if time.Now().Before(time.UnixMilli(q.Deadline).Add(-queueMargin)) && queueable(ev) && !in.Truncated {
-			q.Entries = append(q.Entries, inv.entry())
-			if err := writeQueue(store, name, q); err == nil {
+			behind := *q
+			behind.Entries = append(slices.Clone(q.Entries), inv.entry())
+			if err := writeQueue(store, name, &behind); err == nil {
 				inv.Notef("queued behind the turn end that a finisher%s sends: sent after it", pidNote(q.PID))
 				inv.handOver(ev, q.PID)
 			}

@@ -23,6 +23,7 @@
         "trailboss-hook"
         "vpet-notify"
         "coral-pulse"
+        "hookwire"
       ];
       version = "0-unstable-${self.shortRev or self.dirtyShortRev or "dev"}";
 

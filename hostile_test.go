@@ -67,6 +67,21 @@ var hostileTargets = map[string]hostileTarget{
 		setup:     coralTarget,
 		delivered: coralDelivered,
 	},
+	// The five surfaces from one process: every target up, hanging or
+	// refusing at once.
+	"hookwire": {
+		args: []string{"--surfaces", "nb-hook,pulse-claude,trailboss-hook,vpet-notify,coral-pulse", "Stop"},
+		setup: func(t testing.TB, dir, mode string) []string {
+			var env []string
+			for _, setup := range []func(testing.TB, string, string) []string{coucouTarget, noctaliaTarget, trailbossTarget, vpetTarget, coralTarget} {
+				env = append(env, setup(t, dir, mode)...)
+			}
+			return env
+		},
+		delivered: func(dir string) int {
+			return lines(filepath.Join(dir, "coucou.got")) + noctaliaDelivered(dir) + trailbossDelivered(dir) + vpetDelivered(dir) + coralDelivered(dir)
+		},
+	},
 }
 
 func lines(path string) int {

@@ -177,3 +177,77 @@ func BenchmarkHookWork(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCombined measures what one agent event costs a user of the five
+// agent surfaces: their five binaries spawned at once (as Claude Code runs
+// an event's hooks) and one after another (as Copilot CLI does), against
+// the one hookwire process serving the five. Each iteration is one prompt
+// (every surface sends on it) to targets in this process that answer at
+// once; it reports the wall time until the last process exits and the CPU
+// time of the processes (user and system), p50 and p95 in milliseconds:
+//
+//	go test -run '^$' -bench Combined -benchtime 300x .
+func BenchmarkCombined(b *testing.B) {
+	bin, err := testkit.BuildSuite(".")
+	if err != nil {
+		b.Fatal(err)
+	}
+	surfaces := []string{"nb-hook", "pulse-claude", "trailboss-hook", "vpet-notify", "coral-pulse"}
+	dir := b.TempDir()
+	env := baseEnv(dir)
+	for _, s := range surfaces {
+		e, _ := latencyTargets[s](b, bin, dir)
+		env = append(env, e...)
+	}
+	stdin := []byte(`{"session_id":"d63ac083-c016-4a5e-9d4f-0d0b1f7e2a11","hook_event_name":"UserPromptSubmit","transcript_path":"` +
+		filepath.Join(dir, "session.jsonl") + `","cwd":"/tmp","prompt":"go on"}`)
+	run := func(b *testing.B, parallel bool, argvs ...[]string) {
+		var wall, cpu []time.Duration
+		for b.Loop() {
+			start := time.Now()
+			var used time.Duration
+			var cmds []*exec.Cmd
+			for _, argv := range argvs {
+				cmd := exec.Command(argv[0], argv[1:]...)
+				cmd.Env, cmd.Stdin = env, bytes.NewReader(stdin)
+				if err := cmd.Start(); err != nil {
+					b.Fatal(err)
+				}
+				cmds = append(cmds, cmd)
+				if !parallel {
+					cmd.Wait()
+				}
+			}
+			for _, cmd := range cmds {
+				if parallel {
+					cmd.Wait()
+				}
+				used += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+			}
+			wall, cpu = append(wall, time.Since(start)), append(cpu, used)
+		}
+		for _, m := range []struct {
+			name string
+			v    []time.Duration
+		}{{"wall", wall}, {"cpu", cpu}} {
+			slices.Sort(m.v)
+			for _, p := range []float64{0.5, 0.95} {
+				b.ReportMetric(float64(m.v[int(p*float64(len(m.v)-1))].Microseconds())/1000, fmt.Sprintf("%s-p%.0f-ms", m.name, p*100))
+			}
+		}
+		b.ReportMetric(0, "ns/op")
+	}
+	var five [][]string
+	for _, s := range surfaces {
+		five = append(five, []string{filepath.Join(bin, s)})
+	}
+	b.Run("five-at-once", func(b *testing.B) { run(b, true, five...) })
+	b.Run("five-in-turn", func(b *testing.B) { run(b, false, five...) })
+	b.Run("hookwire", func(b *testing.B) {
+		run(b, false, []string{filepath.Join(bin, "hookwire"), "--surfaces", strings.Join(surfaces, ",")})
+	})
+	b.Run("floor=five-/bin/true-at-once", func(b *testing.B) {
+		run(b, true, []string{"/bin/true"}, []string{"/bin/true"}, []string{"/bin/true"}, []string{"/bin/true"}, []string{"/bin/true"})
+	})
+	b.Run("floor=/bin/true", func(b *testing.B) { run(b, false, []string{"/bin/true"}) })
+}

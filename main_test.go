@@ -13,6 +13,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/hookwire/hookwire/internal/agent"
+	"github.com/hookwire/hookwire/internal/combined"
 	"github.com/hookwire/hookwire/internal/coral"
 	"github.com/hookwire/hookwire/internal/coucou"
 	"github.com/hookwire/hookwire/internal/hook"
@@ -62,6 +63,7 @@ func TestMain(m *testing.M) {
 	for name, bin := range binaries {
 		cmds[name] = func() { testSeams(); hook.Main(bin()) }
 	}
+	cmds["hookwire"] = func() { testSeams(); hook.MainCombined(combined.Hookwire()) }
 	testscript.Main(testkit.CleanupAfter(m), cmds)
 }
 

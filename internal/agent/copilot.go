@@ -130,26 +130,28 @@ func copilotReply(name string, r Reply) string {
 
 // copilotAnswer: agentStop has no answer; events.jsonl has it, written
 // behind (in a short session, the file itself may be a moment away).
-func copilotAnswer(ev *Event) {
+func copilotAnswer(ev *Event, wait time.Duration) {
 	if ev.Message != "" {
 		return
 	}
-	for deadline := time.Now().Add(copilotSettle); ; {
+	for deadline := time.Now().Add(wait); ; {
 		a, found, _ := transcript.CopilotAnswer(ev.Transcript, transcript.TailLimits{})
 		if found {
-			ev.Message = a
+			ev.Message, ev.AnswerPending = a, false
 			return
 		}
-		if time.Now().After(deadline) {
+		ev.AnswerPending = true
+		if time.Now().Add(copilotPoll).After(deadline) {
 			return
 		}
 		time.Sleep(copilotPoll)
 	}
 }
 
-// How long a Copilot turn end waits for its answer to reach the transcript,
-// and how often it looks.
+// CopilotSettle is how long a Copilot turn end that must be sent at once
+// waits for its answer to reach the transcript, and copilotPoll how often it
+// looks.
 const (
-	copilotSettle = 600 * time.Millisecond
+	CopilotSettle = 600 * time.Millisecond
 	copilotPoll   = 20 * time.Millisecond
 )

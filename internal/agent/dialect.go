@@ -61,8 +61,9 @@ type Dialect struct {
 	HookRecords bool
 	// Answer reads a turn's final answer from the transcript, where the turn
 	// end does not carry it (Parse calls it for a TurnEnd when
-	// Input.Transcripts is set).
-	Answer func(ev *Event)
+	// Input.Transcripts is set). An agent that writes it after the hook
+	// fires waits up to wait for it, and else sets Event.AnswerPending.
+	Answer func(ev *Event, wait time.Duration)
 
 	// Owns reports whether process pid runs the session (the agent's own
 	// record of it); Process walks up from a hook to find it. Nil: the

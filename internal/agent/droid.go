@@ -95,7 +95,7 @@ func refineDroid(ev *Event, p gjson.Result) {
 // answer; a message for the user alone, a failed model request ("BYOK
 // Error: …"); a refused or interrupted tool's result, a turn the user cut
 // short.
-func droidAnswer(ev *Event) {
+func droidAnswer(ev *Event, _ time.Duration) {
 	if ev.Message != "" {
 		return
 	}

@@ -111,6 +111,9 @@ type Event struct {
 	// Final says the session ends with this event though the agent sends no
 	// session end (a one-shot run's turn end: codex exec).
 	Final bool
+	// AnswerPending says a turn end's answer is not in the transcript yet
+	// (Copilot CLI writes it after agentStop): a later look may find it.
+	AnswerPending bool
 }
 
 // Get reads a field of the original payload, for the rare target need that the

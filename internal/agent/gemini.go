@@ -184,7 +184,7 @@ func shellExitCode(content string) string {
 // before each tool call included; the chat has the final answer alone. The
 // chat must agree with the payload: a stale or foreign file does not
 // replace what the agent said.
-func geminiAnswer(ev *Event) {
+func geminiAnswer(ev *Event, _ time.Duration) {
 	a, found, err := transcript.GeminiAnswer(ev.Transcript, transcript.TailLimits{})
 	if err == nil && found && strings.TrimSpace(a) != "" &&
 		strings.HasSuffix(strings.TrimSpace(ev.Message), strings.TrimSpace(a)) {

@@ -36,6 +36,10 @@ type Input struct {
 	// Transcripts lets Parse read the agent's transcript for what a turn
 	// end leaves out (see answer); the runtime sets it, tests may not.
 	Transcripts bool
+	// AnswerWait is how long a turn end whose answer is not in the
+	// transcript yet waits for it (Copilot CLI writes it after agentStop);
+	// 0 looks once, and leaves Event.AnswerPending set if it is not there.
+	AnswerWait time.Duration
 }
 
 // Parse detects the dialect and returns the canonical event. It never fails:
@@ -103,7 +107,7 @@ func Parse(in Input) Event {
 	}
 	d.nameTool(&ev)
 	if in.Transcripts && ev.Kind == TurnEnd && ev.Transcript != "" && d.Answer != nil {
-		d.Answer(&ev)
+		d.Answer(&ev, in.AnswerWait)
 	}
 	return ev
 }

@@ -40,6 +40,9 @@ Socket: $COUCOU_SOCKET, else $XDG_RUNTIME_DIR/coucou.sock (Linux),
 Always exits 0.`,
 		CLI:      &relayCLI{},
 		Commands: install.Commands(hooks, socketCheck),
+		// What a hook whose event a finisher relays prints (Copilot CLI's
+		// turn end, sent once its answer is written).
+		Neutral: func(ev agent.Event) string { return Reply(ev, None, nil) },
 		// The pill shows done or failed after the command: no session end.
 		Wrap: hook.Wrap{},
 	}

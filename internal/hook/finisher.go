@@ -49,9 +49,32 @@ func (inv *Invocation) CanFinishLater() bool {
 // private directory for the payload's copy, which is gone from the file
 // system before StartFinisher returns.
 func (inv *Invocation) StartFinisher(token, tmpDir string) (pid int, err error) {
+	return inv.startFinisher(token, tmpDir)
+}
+
+// startFinisher is StartFinisher, with variables added to the finisher's
+// environment.
+func (inv *Invocation) startFinisher(token, tmpDir string, env ...string) (pid int, err error) {
 	if !inv.CanFinishLater() || inv.Stdin().Truncated {
 		// A payload cut at StdinCap would reach the finisher as broken JSON.
 		return 0, ErrNoFinisher
+	}
+	if p := inv.parent; p != nil {
+		// A surface in a combined process: its finisher is the process's
+		// one (combined.go), started once every surface is done.
+		r := finisherRequest{surface: inv.bin.Name, token: token}
+		for _, e := range env {
+			if q, ok := strings.CutPrefix(e, envLater+"="); ok {
+				r.queue = q
+			}
+		}
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if !p.collecting {
+			return 0, ErrNoFinisher
+		}
+		p.requests = append(p.requests, r)
+		return 0, nil
 	}
 	exe, err := os.Executable()
 	if err != nil {
@@ -73,7 +96,7 @@ func (inv *Invocation) StartFinisher(token, tmpDir string) (pid int, err error) 
 	cmd := &exec.Cmd{
 		Path:  exe,
 		Args:  os.Args, // argv[0] too: a multi-call test binary dispatches on it
-		Env:   append(os.Environ(), fmt.Sprintf("%s=%s %d", envFinisher, token, deadline.Add(reserve).UnixMilli())),
+		Env:   append(append(os.Environ(), fmt.Sprintf("%s=%s %d", envFinisher, token, deadline.Add(reserve).UnixMilli())), env...),
 		Stdin: f, // Stdout, Stderr: /dev/null
 	}
 	detach(cmd)

@@ -95,9 +95,18 @@ type Binary struct {
 	// compatibility with the scripts a binary replaces.
 	DryRunEnv []string
 	// NoAnswers says the binary never shows a turn's answer: parsing a turn
-	// end then does not read it from the agent's transcript, which for
-	// Copilot CLI means waiting for a file written after the hook.
+	// end then does not read it from the agent's transcript. Otherwise a
+	// turn end whose answer the agent writes after the hook (Copilot CLI) is
+	// sent by a finisher (later.go).
 	NoAnswers bool
+	// Origin returns the variables a hook whose event a finisher sends
+	// must pass to it, for what a detached process cannot find itself (the
+	// agent's terminal); the finisher's Getenv returns them.
+	Origin func(getenv func(string) string) map[string]string
+	// Neutral is the reply the agent expects from a hook that decides
+	// nothing, printed by a hook whose event a finisher sends; nil or "":
+	// none.
+	Neutral func(ev agent.Event) string
 	// Commands are subcommands for a person at a terminal (install,
 	// doctor, …): they print, and fail with a non-zero status.
 	Commands []Command
@@ -153,6 +162,28 @@ type Invocation struct {
 	interactive bool
 	// finisher is the token of a finisher process (finisher.go), "" in a hook.
 	finisher string
+	// laterQueue is the queue a finisher drains (later.go), "" otherwise.
+	laterQueue string
+	// replaying marks an invocation that sends a queued event (later.go),
+	// and origin is that event's hook.
+	replaying bool
+	origin    *entry
+	// parent is the combined process (combined.go) a surface's invocation
+	// runs in, which parses the event once for all (shared, under parseMu).
+	parent  *Invocation
+	parseMu sync.Mutex
+	shared  map[string]agent.Event
+	// collecting: the surfaces' finisher requests (requests) are gathered
+	// for one finisher (combined.go).
+	collecting bool
+	requests   []finisherRequest
+	// ended is when a surface's work in a combined process was done.
+	ended time.Time
+	// args are the command line's arguments (a finisher replays them).
+	args []string
+	// quiet: no debug log line unless there is a note (a finisher draining
+	// a queue, whose events have lines of their own).
+	quiet bool
 	// script is the generic lifecycle's flags (lifecycle.go).
 	script agent.Script
 }
@@ -170,6 +201,8 @@ func Run(b Binary, args []string, stdin *os.File, stdout, stderr io.Writer) (cod
 		if r := recover(); r != nil {
 			if e, ok := r.(exitRequest); ok { // --help, --version
 				code = int(e)
+			} else if _, ok := r.(handedOver); ok { // a finisher sends it (later.go)
+				code = 0
 			} else if inv.interactive {
 				// A person waits for the answer: a bug is a failure, said
 				// where they look.
@@ -205,6 +238,11 @@ func newInvocation(b *Binary, stdin *os.File, stdout, stderr io.Writer) *Invocat
 	}
 	inv.rec = record{Binary: b.Name, Version: BuildVersion(), DryRun: inv.dryRun}
 	inv.setBudget(inv.asFinisher())
+	if name, err := laterName(); err != nil {
+		inv.Notef("finisher: %v", err)
+	} else if inv.finisher != "" {
+		inv.laterQueue = name
+	}
 
 	return inv
 }
@@ -244,6 +282,9 @@ func (inv *Invocation) arm(d time.Duration) {
 // a person decide (Coucou's approval cards). It is the only way a deadline
 // grows; the agent's own hook timeout must be longer than d.
 func (inv *Invocation) AwaitHuman(d time.Duration) {
+	if inv.parent != nil {
+		inv.parent.AwaitHuman(d) // the process's watchdog waits too
+	}
 	inv.mu.Lock()
 	defer inv.mu.Unlock()
 	deadline := time.Now().Add(d)
@@ -285,6 +326,11 @@ var (
 )
 
 func (inv *Invocation) run(args []string) int {
+	inv.args = args
+	if inv.laterQueue != "" {
+		inv.drain(inv.laterQueue) // the events are the queue's (later.go)
+		return 0
+	}
 	if len(args) > 0 && args[0] == "wrap" {
 		return inv.wrap(args[1:]) // its own grammar: wrap.go
 	}
@@ -473,8 +519,25 @@ func (inv *Invocation) Context() context.Context {
 // DryRun reports whether deliveries are printed instead of sent.
 func (inv *Invocation) DryRun() bool { return inv.dryRun }
 
-// Getenv reads the environment.
-func (inv *Invocation) Getenv(key string) string { return os.Getenv(key) }
+// Getenv reads the environment: the hook's, for an event a finisher sends
+// (Binary.Origin).
+func (inv *Invocation) Getenv(key string) string {
+	if inv.origin != nil {
+		if v, ok := inv.origin.Env[key]; ok {
+			return v
+		}
+	}
+	return os.Getenv(key)
+}
+
+// ParentPID is the process that ran the hook (the agent, or its shell),
+// also when a finisher sends the hook's event.
+func (inv *Invocation) ParentPID() int {
+	if inv.origin != nil && inv.origin.PPID > 0 {
+		return inv.origin.PPID
+	}
+	return os.Getppid()
+}
 
 // Stdin returns what the agent wrote on stdin, read on first use.
 func (inv *Invocation) Stdin() Stdin {
@@ -492,6 +555,12 @@ func (inv *Invocation) Stdin() Stdin {
 // and the deadline. agentFlag is --agent; args are the positional arguments.
 func (inv *Invocation) Event(agentFlag string, args []string) agent.Event {
 	ev := inv.Payload(agentFlag, args)
+	if !inv.bin.NoAnswers {
+		// A turn end whose answer is still to be written: a finisher sends
+		// it, or it waits here; a later event may queue behind it.
+		inv.Observe(ev)
+		ev = inv.later(ev, agentFlag, args)
+	}
 	if ev.Kind == agent.Unknown {
 		if ev.Name == "" {
 			inv.Notef("no event name in the payload or the arguments")
@@ -506,17 +575,27 @@ func (inv *Invocation) Event(agentFlag string, args []string) agent.Event {
 // Payload reads stdin and parses it as Event does, without observing the
 // event: for binaries whose event comes from elsewhere (pulse-emit's argument).
 func (inv *Invocation) Payload(agentFlag string, args []string) agent.Event {
+	return inv.parse(agentFlag, args, 0)
+}
+
+// parse is Payload, with a turn end waiting up to answerWait for its answer.
+func (inv *Invocation) parse(agentFlag string, args []string, answerWait time.Duration) agent.Event {
 	in := inv.Stdin()
-	ev := agent.Parse(agent.Input{
-		Agent:       agentFlag,
-		Payload:     in.Data,
-		Truncated:   in.Truncated,
-		Args:        args,
-		Getenv:      os.Getenv,
-		Getwd:       os.Getwd,
-		Transcripts: !inv.bin.NoAnswers,
-		Script:      inv.script,
-		Terminal:    controllingTerminal,
+	ev := inv.sharedParse(agentFlag, args, answerWait, func() agent.Event {
+		return agent.Parse(agent.Input{
+			Agent:     agentFlag,
+			Payload:   in.Data,
+			Truncated: in.Truncated,
+			Args:      args,
+			Getenv:    os.Getenv,
+			Getwd:     os.Getwd,
+			// In a combined process one parse serves every surface: the
+			// answer is read for those that show it.
+			Transcripts: !inv.bin.NoAnswers || inv.parent != nil,
+			AnswerWait:  answerWait,
+			Script:      inv.script,
+			Terminal:    controllingTerminal,
+		})
 	})
 	if len(in.Data) > 0 && ev.Raw == nil && !jsonArg(args) {
 		inv.Notef("stdin: %d bytes that are not a JSON object: ignored", len(in.Data))
@@ -607,7 +686,9 @@ func (inv *Invocation) finish() {
 	inv.finishOnce.Do(func() {
 		inv.mu.Lock()
 		defer inv.mu.Unlock()
-		inv.watchdog.Stop()
+		if inv.watchdog != nil {
+			inv.watchdog.Stop()
+		}
 		for _, cancel := range inv.cancels {
 			cancel()
 		}
@@ -630,7 +711,10 @@ func (inv *Invocation) finish() {
 		}
 		r.Time = inv.start.UTC().Format(time.RFC3339Nano)
 		r.Duration = ms(time.Since(inv.start))
-		if !inv.interactive {
+		if !inv.ended.IsZero() {
+			r.Duration = ms(inv.ended.Sub(inv.start))
+		}
+		if !inv.interactive && !(inv.quiet && len(r.Notes) == 0) {
 			appendLog(inv.logPath, r)
 		}
 	})

@@ -105,6 +105,9 @@ type Spec struct {
 	// StatusLine, when its Flag is set, lets install --statusline make the
 	// binary Claude Code's status line too.
 	StatusLine StatusLine
+	// Args go after the binary's path in every hook line (a combined
+	// binary's --surfaces).
+	Args []string
 }
 
 // Entry is one hook: the agent's event, the command line, its timeout.
@@ -133,7 +136,7 @@ func (s Spec) Agents() []string {
 func (s Spec) Entries(a *Agent, path string) []Entry {
 	var out []Entry
 	for _, ev := range s.Events(a) {
-		args := []string{quote(path)}
+		args := append([]string{quote(path)}, s.Args...)
 		if !a.Unflagged {
 			args = append(args, "--agent", a.Name)
 		}

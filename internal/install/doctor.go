@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -237,7 +238,7 @@ func (c *doctorCmd) send(getenv func(string) string, bin string) Finding {
 	}
 	defer os.RemoveAll(dir)
 	log := filepath.Join(dir, "log")
-	cmd := exec.Command(bin, c.spec.Test.Args...)
+	cmd := exec.Command(bin, append(slices.Clone(c.spec.Args), c.spec.Test.Args...)...)
 	cmd.Env = append(os.Environ(), hook.EnvLog+"="+log, hook.EnvDryRun+"=")
 	cmd.Stdin = strings.NewReader(c.spec.Test.Stdin)
 	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard

@@ -81,6 +81,10 @@ const mainOnly = ".main"
 // finishing suffixes the token of a finisher that will send a turn end.
 const finishing = ".finish"
 
+// ended marks a session whose end came while a finisher waited to send its
+// turn end: the finisher sends the session end after it (retire).
+const ended = ".ended"
+
 // Time limits inside the runtime's deadline.
 const (
 	// scanBudget bounds one call's transcript reading. A cold first scan of
@@ -202,6 +206,7 @@ func (c *claudeCLI) payload(inv *hook.Invocation, s *transcript.Session, ev agen
 // retire sends session_end. Like the reference: a retired slot needs no
 // figures. The state goes.
 func (c *claudeCLI) retire(inv *hook.Invocation, store *state.Store, name string, ev agent.Event) {
+	handed := false
 	if store != nil {
 		for _, n := range []string{name, name + mainOnly} {
 			// Under the lock: a finisher sending the turn end sends it
@@ -213,18 +218,42 @@ func (c *claudeCLI) retire(inv *hook.Invocation, store *state.Store, name string
 			ctx, cancel := contextWithin(inv, lockBudget)
 			release, err := store.Lock(ctx, n+".scan")
 			cancel()
-			if b, _ := store.Read(n + finishing); len(b) > 0 && err == nil {
+			b, _ := store.Read(n + finishing)
+			if len(b) > 0 && err == nil && alive(string(b)) && inv.CanFinishLater() {
+				// The finisher has time left: it sends the turn end once the
+				// final message is written, then this session end. Nobody
+				// waits for the file on the agent's path.
+				if err := store.Write(n+ended, []byte(ev.Session)); err == nil {
+					release()
+					handed = true
+					inv.Notef("a finisher waits to send the turn end: it sends the session end after it")
+					continue
+				}
+			}
+			if len(b) > 0 && err == nil {
 				c.turnEnd(inv, store, n, ev, true)
 			}
 			store.Remove(n + finishing)
 			store.Remove(n + ".scan")
 			store.Remove(n + ".ids")
+			store.Remove(n + ended)
 			if err == nil {
 				release()
 			}
 		}
 	}
+	if handed {
+		return
+	}
 	inv.Send(Dispatch(Target(inv.Getenv), "session_end", CSV("?", "0", "0", "0", "0", slot(ev))))
+}
+
+// alive reports whether the finisher of a token (the hook's pid and start,
+// burn) has at least a second of its deadline left to send what it holds.
+func alive(token string) bool {
+	_, at, ok := strings.Cut(token, "-")
+	n, err := strconv.ParseInt(at, 10, 64)
+	return ok && err == nil && time.Now().Before(time.Unix(0, n).Add(hook.Budget-time.Second))
 }
 
 // split separates the Pulse event argument from what the agent passed: a
@@ -371,6 +400,13 @@ func (c *claudeCLI) finish(inv *hook.Invocation, store *state.Store, name string
 			}
 			store.Remove(name + finishing)
 			inv.Send(Dispatch(Target(inv.Getenv), event, c.payload(inv, s, ev)))
+			if b, _ := store.Read(name + ended); len(b) > 0 {
+				// The session ended meanwhile (retire): its end follows.
+				store.Remove(name + ended)
+				store.Remove(name + ".scan")
+				store.Remove(name + ".ids")
+				inv.Send(Dispatch(Target(inv.Getenv), "session_end", CSV("?", "0", "0", "0", "0", slot(ev))))
+			}
 			release()
 			return
 		}

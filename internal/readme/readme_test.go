@@ -94,6 +94,9 @@ func TestBinaries(t *testing.T) {
 	}
 	var want, got []string
 	for _, d := range dirs {
+		if d.Name() == "hookwire" {
+			continue // the binaries below, from one process (internal/combined): no surface of its own
+		}
 		want = append(want, d.Name())
 	}
 	for _, b := range Binaries() {

@@ -38,6 +38,12 @@ never tool output or file contents.
 Always exits 0 and prints nothing unless in dry-run.`,
 		CLI:      &notifyCLI{},
 		Commands: install.Commands(hooks, petCheck),
+		// A turn end a finisher sends (Copilot CLI's, once its answer is
+		// written) names the agent's terminal as the hook saw it: the
+		// finisher has none.
+		Origin: func(getenv func(string) string) map[string]string {
+			return map[string]string{EnvTTY: cmp.Or(TTY(getenv), "none")}
+		},
 		// run.started, then run.completed or run.failed with the duration;
 		// the session end closes nothing then, and drops the state.
 		Wrap: hook.Wrap{EndsSession: true},
@@ -455,7 +461,7 @@ func (c *notifyCLI) deliver(inv *hook.Invocation, ev agent.Event, socket string,
 	if source == "" {
 		source = Source(ev.Agent)
 	}
-	tp := Transport{PPID: os.Getppid(), Cwd: ev.Cwd, TTY: TTY(inv.Getenv)}
+	tp := Transport{PPID: inv.ParentPID(), Cwd: ev.Cwd, TTY: TTY(inv.Getenv)}
 	deadline := time.Now().Add(DeliveryBudget)
 	var failed error
 	for i, e := range envs {

@@ -8,7 +8,10 @@
 //     writes them, with /bin/true in their place (the floor: the agent
 //     spawning a hook at all);
 //   - LABEL: the five binaries' hooks, from the binaries in DIR, for each
-//     -bin LABEL=DIR (e.g. before=/tmp/old after=/tmp/new).
+//     -bin LABEL=DIR (e.g. before=/tmp/old after=/tmp/new);
+//   - with -combined, hookwire and truec: the one hookwire binary (of the
+//     last -bin) serving the five surfaces, as `hookwire install --agent X`
+//     writes it, and its hooks with /bin/true in its place.
 //
 // Runs are interleaved (every arm once per round, in an order that rotates)
 // so that a noisy neighbour on a shared machine weighs on every arm alike.
@@ -182,6 +185,8 @@ type arm struct {
 	dir   string // the binaries; "" for none
 	true_ bool   // the hooks of dir, with /bin/true as the command
 	only  string // one binary installed instead of the five
+	// combined: hookwire installed, serving the five surfaces.
+	combined bool
 }
 
 type bins []string
@@ -196,6 +201,7 @@ func main() {
 	keep := flag.Bool("keep", false, "keep the work directory")
 	flag.BoolVar(&verbose, "v", false, "print each session's output")
 	one := flag.String("one", "", "also run with only this binary installed (arm one), and its hooks with /bin/true (arm true1), from the last -bin: what one process serving every surface would cost at least")
+	combined := flag.Bool("combined", false, "also run with the one hookwire binary serving the five surfaces (arm hookwire), and its hooks with /bin/true (arm truec), from the last -bin")
 	serve := flag.Bool("serve", false, "only start the surfaces, print their environment, and serve until killed (to profile a binary by hand)")
 	var sets bins
 	flag.Var(&sets, "bin", "LABEL=DIR: a set of hookwire binaries to measure (repeatable; default: this module, built)")
@@ -227,6 +233,10 @@ func main() {
 			arms = append(arms, arm{label: "true", dir: dir, true_: true})
 		}
 		arms = append(arms, arm{label: label, dir: dir})
+	}
+	if *combined {
+		last := arms[len(arms)-1]
+		arms = append(arms, arm{label: "truec", dir: last.dir, true_: true, combined: true}, arm{label: "hookwire", dir: last.dir, combined: true})
 	}
 	if *one != "" {
 		last := arms[len(arms)-1]
@@ -317,13 +327,20 @@ func run(work, exe string, a agentSpec, ar arm, surfaceEnv []string, round int) 
 	env = append(env, a.env(url)...)
 	if ar.dir != "" {
 		for _, b := range binaries {
-			if ar.only != "" && b != ar.only {
+			if ar.only != "" && b != ar.only || ar.combined {
 				continue
 			}
 			cmd := exec.Command(filepath.Join(ar.dir, b), "install", "--agent", a.name)
 			cmd.Env, cmd.Dir = env, cwd
 			if out, err := cmd.CombinedOutput(); err != nil {
 				return result{}, fmt.Errorf("%s install: %v: %s", b, err, out)
+			}
+		}
+		if ar.combined {
+			cmd := exec.Command(filepath.Join(ar.dir, "hookwire"), "install", "--agent", a.name)
+			cmd.Env, cmd.Dir = env, cwd
+			if out, err := cmd.CombinedOutput(); err != nil {
+				return result{}, fmt.Errorf("hookwire install: %v: %s", err, out)
 			}
 		}
 		if ar.true_ {
@@ -385,7 +402,7 @@ func trueInstead(home, dir string) error {
 			return err
 		}
 		s := string(b)
-		for _, bin := range binaries {
+		for _, bin := range append(binaries, "hookwire") {
 			s = strings.ReplaceAll(s, filepath.Join(dir, bin), "/bin/true")
 		}
 		if s == string(b) {
@@ -488,6 +505,10 @@ func report(w io.Writer, results []result, arms []arm) {
 			fmt.Fprintf(w, " one overhead (over true1) |")
 			cols++
 		}
+		for a := range real {
+			fmt.Fprintf(w, " %s over none |", a.label)
+			cols++
+		}
 		fmt.Fprintf(w, " hook runs |\n|---|---:|%s\n", strings.Repeat("---:|", len(arms)+cols+1))
 		for _, n := range names {
 			floor := median(by[[2]string{n, "true"}])
@@ -507,17 +528,24 @@ func report(w io.Writer, results []result, arms []arm) {
 			if slices.ContainsFunc(arms, func(a arm) bool { return a.label == "one" }) {
 				fmt.Fprintf(w, " %+.0f |", median(by[[2]string{n, "one"}])-median(by[[2]string{n, "true1"}]))
 			}
+			for a := range real {
+				fmt.Fprintf(w, " %+.0f |", median(by[[2]string{n, a.label}])-median(by[[2]string{n, "none"}]))
+			}
 			fmt.Fprintf(w, " %d |\n", hooks)
 		}
 	}
 
 	fmt.Fprintf(w, "\nPer invocation, as PULSE_LOG records it (ms from the runtime's start to exit, process start excluded; finishers excluded): p50 / p95\n\n")
 	for a := range real {
+		columns := binaries
+		if a.combined {
+			columns = append([]string{"hookwire"}, binaries...)
+		}
 		fmt.Fprintf(w, "%s:\n\n| agent | event |", a.label)
-		for _, b := range binaries {
+		for _, b := range columns {
 			fmt.Fprintf(w, " %s |", b)
 		}
-		fmt.Fprintf(w, "\n|---|---|%s\n", strings.Repeat("---:|", len(binaries)))
+		fmt.Fprintf(w, "\n|---|---|%s\n", strings.Repeat("---:|", len(columns)))
 		for _, n := range names {
 			cell := map[[2]string][]float64{}
 			var events []string
@@ -538,7 +566,7 @@ func report(w io.Writer, results []result, arms []arm) {
 			}
 			for _, e := range append(events, "all") {
 				fmt.Fprintf(w, "| %s | %s |", n, e)
-				for _, b := range binaries {
+				for _, b := range columns {
 					v := cell[[2]string{e, b}]
 					if len(v) == 0 {
 						fmt.Fprintf(w, " |")

@@ -1,0 +1,489 @@
+package hook
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/alecthomas/kong"
+
+	"github.com/hookwire/hookwire/internal/agent"
+	"github.com/hookwire/hookwire/internal/state"
+)
+
+// Combined is one process serving several surfaces for one event: the
+// agent spawns it once where it would spawn one binary per surface. It reads
+// stdin once and parses the event once; each surface's handler runs in it,
+// concurrently, as that binary would (its own debug log line, its own
+// state), under the one deadline.
+//
+// The surfaces are chosen by --surfaces NAME,NAME,… (install writes it). At
+// most one reply reaches stdout: a reply that decides something (anything
+// but the neutral {}) wins over a neutral one, and between two of a kind the
+// surface named first wins; the others are noted in the debug log. A dry run
+// prints every surface's output, in order.
+type Combined struct {
+	Name, Help string
+	// Surfaces are every binary it can serve.
+	Surfaces []Binary
+	// Default are the surfaces served when --surfaces names none.
+	Default []string
+	// Commands are its commands for a person (install, doctor, …), for
+	// the surfaces chosen.
+	Commands func(surfaces []string) []Command
+	// Hooks reports whether a surface is installed on an agent's event
+	// (its own name, as the agent sends it): the combined hook runs on the
+	// union of the surfaces' events, and each surface sees only its own.
+	Hooks func(surface, agentName, event string) bool
+}
+
+// envSurfaces lists, in the finisher of a combined process, the surfaces
+// it finishes for: surface:token[:queue], comma-separated. A combined
+// process starts one finisher for all the surfaces that hand work over.
+const envSurfaces = "HOOKWIRE_SURFACES"
+
+// finisherRequest is a surface's hand-over in a combined process: its
+// finisher token, and the queue it drains (later.go), if any.
+type finisherRequest struct{ surface, token, queue string }
+
+func (r finisherRequest) String() string {
+	s := r.surface + ":" + r.token
+	if r.queue != "" {
+		s += ":" + r.queue
+	}
+	return s
+}
+
+func parseRequests(v string) []finisherRequest {
+	var out []finisherRequest
+	for _, f := range strings.Split(v, ",") {
+		parts := strings.Split(f, ":")
+		if len(parts) < 2 || parts[0] == "" || parts[1] == "" {
+			continue
+		}
+		r := finisherRequest{surface: parts[0], token: parts[1]}
+		if len(parts) > 2 {
+			r.queue = parts[2]
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// MainCombined runs a combined process with the process's arguments and
+// exits.
+func MainCombined(c Combined) {
+	os.Exit(RunCombined(c, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// RunCombined runs it and returns its exit status.
+func RunCombined(c Combined, args []string, stdin *os.File, stdout, stderr io.Writer) int {
+	names, rest := surfacesFlag(args)
+	if len(names) == 0 {
+		names = c.Default
+	}
+	if list, ok := os.LookupEnv(envSurfaces); ok {
+		// The finisher of a combined process, for the surfaces listed.
+		os.Unsetenv(envSurfaces)
+		self := Binary{Name: c.Name}
+		inv := newInvocation(&self, stdin, io.Discard, io.Discard)
+		inv.quiet = true
+		defer func() {
+			if r := recover(); r != nil {
+				inv.fail(outcomePanic, fmt.Errorf("panic: %v", r))
+				inv.Notef("%s", stack())
+			}
+			inv.finish()
+		}()
+		if inv.finisher != "" {
+			inv.runFinishers(c, parseRequests(list), rest)
+		}
+		return 0
+	}
+	if len(rest) > 0 && rest[0] == "wrap" {
+		// Each surface would run the command: wrap is a surface binary's.
+		fmt.Fprintf(stderr, "%s: wrap runs one command for one surface: use that surface's binary (nb-hook wrap -- CMD)\n", c.Name)
+		return 2
+	}
+	self := Binary{Name: c.Name, Help: c.Help, CLI: &combinedCLI{}}
+	if c.Commands != nil {
+		self.Commands = c.Commands(names)
+	}
+	if helpWanted(rest) || slices.ContainsFunc(self.Commands, func(cmd Command) bool { return slices.Contains(rest, cmd.Name) }) ||
+		slices.Contains(rest, "--version") {
+		return Run(self, rest, stdin, stdout, stderr)
+	}
+	inv := newInvocation(&self, stdin, stdout, stderr)
+	defer func() {
+		if r := recover(); r != nil {
+			inv.fail(outcomePanic, fmt.Errorf("panic: %v", r))
+			inv.Notef("%s", stack())
+		}
+		inv.finish()
+	}()
+	inv.combine(c, names, rest)
+	return 0
+}
+
+// combinedCLI is the grammar of the commands for a person; hook mode is
+// RunCombined's own.
+type combinedCLI struct {
+	Agent   string           `help:"The agent, when its payload does not say."`
+	Args    []string         `arg:"" optional:"" hidden:""`
+	Version kong.VersionFlag `help:"Print the version."`
+}
+
+func (*combinedCLI) Run(*Invocation) error { return nil }
+
+// surfacesFlag takes --surfaces LIST (or --surfaces=LIST) out of args.
+func surfacesFlag(args []string) (names, rest []string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return names, append(rest, args[i:]...)
+		case a == "--surfaces" && i+1 < len(args):
+			names = append(names, strings.Split(args[i+1], ",")...)
+			i++
+		case strings.HasPrefix(a, "--surfaces="):
+			names = append(names, strings.Split(strings.TrimPrefix(a, "--surfaces="), ",")...)
+		default:
+			rest = append(rest, a)
+		}
+	}
+	return names, rest
+}
+
+// combine runs the chosen surfaces' handlers on this event.
+func (inv *Invocation) combine(c Combined, names, args []string) {
+	var bins []*Binary
+	for _, n := range names {
+		i := slices.IndexFunc(c.Surfaces, func(b Binary) bool { return b.Name == strings.TrimSpace(n) })
+		if i < 0 {
+			if n != "" {
+				inv.Notef("--surfaces: %q is not a surface: ignored", n)
+			}
+			continue
+		}
+		if !slices.ContainsFunc(bins, func(b *Binary) bool { return b.Name == c.Surfaces[i].Name }) {
+			bins = append(bins, &c.Surfaces[i])
+		}
+	}
+	if len(bins) == 0 {
+		inv.Skip("no surface to serve (--surfaces)")
+		return
+	}
+	agentFlag, positional := agentArgs(args)
+	inv.parseMu.Lock()
+	inv.shared = map[string]agent.Event{}
+	inv.parseMu.Unlock()
+	ev := inv.Payload(agentFlag, positional)
+	inv.Observe(ev)
+	inv.mu.Lock()
+	inv.collecting = true // the surfaces' finishers are one (startFinisher)
+	inv.mu.Unlock()
+	var subs []*Invocation
+	var outs []*lockedBuffer
+	var wg sync.WaitGroup
+	// Each surface sees only the events it is installed on, when the event
+	// is one some surface is installed on (an event none knows, or one named
+	// after flags this cannot read, goes to all, as separate binaries would
+	// each have been run).
+	hooks := func(*Binary) bool { return true }
+	if c.Hooks != nil && slices.ContainsFunc(bins, func(b *Binary) bool { return c.Hooks(b.Name, agentName(ev, agentFlag), ev.Name) }) {
+		hooks = func(b *Binary) bool { return c.Hooks(b.Name, agentName(ev, agentFlag), ev.Name) }
+	}
+	for _, b := range bins {
+		if !hooks(b) {
+			continue // not one of this surface's events
+		}
+		out := &lockedBuffer{}
+		sub := inv.child(b, out)
+		subs, outs = append(subs, sub), append(outs, out)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() {
+				if r := recover(); r != nil {
+					if _, ok := r.(handedOver); !ok {
+						sub.fail(outcomePanic, fmt.Errorf("panic: %v", r))
+						sub.Notef("%s", stack())
+					}
+				}
+				sub.mu.Lock()
+				sub.ended = time.Now() // its line is written later, with its own duration
+				sub.mu.Unlock()
+			}()
+			sub.run(args)
+		}()
+	}
+	wg.Wait()
+	inv.mu.Lock()
+	requests := inv.requests
+	inv.mu.Unlock()
+	if len(requests) > 0 {
+		order := func(r finisherRequest) int {
+			return slices.IndexFunc(subs, func(s *Invocation) bool { return s.bin.Name == r.surface })
+		}
+		slices.SortFunc(requests, func(a, b finisherRequest) int { return order(a) - order(b) })
+		pid := inv.startFinishers(c, requests, args)
+		for _, sub := range subs {
+			if slices.ContainsFunc(requests, func(r finisherRequest) bool { return r.surface == sub.bin.Name }) {
+				sub.mu.Lock()
+				sub.rec.FinisherPID = pid
+				sub.mu.Unlock()
+			}
+		}
+	}
+	for _, sub := range subs {
+		sub.finish() // after the finisher's pid is known
+	}
+	var served []string
+	outcome := outcomeNothing
+	for _, sub := range subs {
+		sub.mu.Lock()
+		o := sub.rec.Outcome
+		sub.mu.Unlock()
+		served = append(served, sub.bin.Name+" "+o)
+		if o == outcomeOK && outcome == outcomeNothing || o == outcomeFailed || o == outcomeTimeout || o == outcomePanic {
+			outcome = o
+		}
+	}
+	inv.Notef("surfaces: %s", strings.Join(served, ", "))
+	switch outcome {
+	case outcomeOK:
+		inv.mu.Lock()
+		inv.rec.Outcome = outcome // the surfaces' lines say what was sent
+		inv.mu.Unlock()
+	case outcomeNothing:
+	default:
+		inv.fail(outcome, errors.New("a surface's delivery: see its line"))
+	}
+	if inv.dryRun {
+		for _, o := range outs {
+			inv.write(o.Bytes())
+		}
+		return
+	}
+	if i := pickReply(outs); i >= 0 {
+		for j, o := range outs {
+			if j != i && o.Len() > 0 {
+				inv.Notef("%s's reply %q set aside for %s's", subs[j].bin.Name, clipReply(o.Bytes()), subs[i].bin.Name)
+			}
+		}
+		inv.write(outs[i].Bytes())
+	}
+}
+
+// pickReply chooses the reply that goes out: the first that decides
+// something, else the first neutral one ({}); -1 for none.
+func pickReply(outs []*lockedBuffer) int {
+	neutral := -1
+	for i, o := range outs {
+		b := bytes.TrimSpace(o.Bytes())
+		switch {
+		case len(b) == 0:
+		case string(b) == "{}":
+			if neutral < 0 {
+				neutral = i
+			}
+		default:
+			return i
+		}
+	}
+	return neutral
+}
+
+func clipReply(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if len(s) > 80 {
+		s = s[:80] + "…"
+	}
+	return s
+}
+
+// agentArgs finds --agent and the positional arguments in a hook's
+// arguments, the grammar every surface shares.
+func agentArgs(args []string) (agentFlag string, positional []string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--agent" && i+1 < len(args):
+			agentFlag = args[i+1]
+			i++
+		case strings.HasPrefix(a, "--agent="):
+			agentFlag = strings.TrimPrefix(a, "--agent=")
+		case a == "--":
+			return agentFlag, append(positional, args[i+1:]...)
+		case strings.HasPrefix(a, "-") && a != "-":
+		default:
+			positional = append(positional, a)
+		}
+	}
+	return agentFlag, positional
+}
+
+// agentName is the agent as install names it: its dialect's name (an
+// --agent alias resolved by the parse).
+func agentName(ev agent.Event, _ string) string { return string(ev.Agent) }
+
+// child is an invocation of surface b inside this combined one: the same
+// input, parse, deadline and debug log; its stdout is out.
+func (inv *Invocation) child(b *Binary, out io.Writer) *Invocation {
+	sub := &Invocation{
+		bin:     b,
+		start:   inv.start,
+		stdout:  out,
+		stderr:  io.Discard,
+		logPath: inv.logPath,
+		dryRun:  inv.dryRun,
+		ctx:     inv.Context(),
+		input:   inv.Stdin(),
+		parent:  inv,
+	}
+	if !sub.dryRun {
+		for _, name := range b.DryRunEnv {
+			if os.Getenv(name) != "" {
+				sub.dryRun = true
+			}
+		}
+	}
+	sub.stdinOnce.Do(func() {})
+	sub.rec = record{Binary: b.Name, Version: inv.rec.Version, DryRun: sub.dryRun}
+	return sub
+}
+
+// sharedParse returns the parent's parse of the same arguments, once.
+func (inv *Invocation) sharedParse(agentFlag string, args []string, answerWait time.Duration, parse func() agent.Event) agent.Event {
+	p := inv.parent
+	if p == nil {
+		p = inv // the combined process's own parse
+	}
+	key := fmt.Sprintf("%s\x00%q\x00%d", agentFlag, args, answerWait)
+	p.parseMu.Lock()
+	defer p.parseMu.Unlock()
+	if p.shared == nil {
+		return parse() // not a combined process
+	}
+	if ev, ok := p.shared[key]; ok {
+		return ev
+	}
+	ev := parse()
+	p.shared[key] = ev
+	return ev
+}
+
+// lockedBuffer is a surface's stdout in a combined process.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) Bytes() []byte {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.b.Bytes())
+}
+
+func (l *lockedBuffer) Len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Len()
+}
+
+// startFinishers starts one finisher for every surface that handed work
+// over, and returns its pid; if it cannot, the work is done here.
+func (inv *Invocation) startFinishers(c Combined, requests []finisherRequest, args []string) int {
+	var list []string
+	for _, r := range requests {
+		list = append(list, r.String())
+	}
+	err := ErrNoFinisher
+	pid := 0
+	if store, serr := state.Open(os.Getenv, inv.bin.Name); serr == nil {
+		pid, err = inv.startFinisher("combined", store.Dir(), envSurfaces+"="+strings.Join(list, ","))
+	}
+	if err != nil {
+		inv.Notef("finisher: %v: the surfaces' work is finished here", err)
+		inv.runFinishers(c, requests, args)
+		return 0
+	}
+	inv.Notef("one finisher (pid %d) for %s", pid, strings.Join(list, ", "))
+	for _, r := range requests {
+		if r.queue != "" {
+			namePID(r, pid) // for the log lines of what queues behind it
+		}
+	}
+	return pid
+}
+
+// runFinishers does, for each surface, what its own finisher would: drain
+// its queue, or run its handler as a finisher (pulse-claude's turn end).
+func (inv *Invocation) runFinishers(c Combined, requests []finisherRequest, args []string) {
+	inv.parseMu.Lock()
+	if inv.shared == nil {
+		inv.shared = map[string]agent.Event{}
+	}
+	inv.parseMu.Unlock()
+	var wg sync.WaitGroup
+	for _, r := range requests {
+		i := slices.IndexFunc(c.Surfaces, func(b Binary) bool { return b.Name == r.surface })
+		if i < 0 {
+			continue
+		}
+		sub := inv.child(&c.Surfaces[i], io.Discard)
+		sub.finisher, sub.rec.Finisher = r.token, true
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() {
+				if r := recover(); r != nil {
+					if _, ok := r.(handedOver); !ok {
+						sub.fail(outcomePanic, fmt.Errorf("panic: %v", r))
+						sub.Notef("%s", stack())
+					}
+				}
+				sub.finish()
+			}()
+			if r.queue != "" {
+				sub.drain(r.queue)
+			} else {
+				sub.run(args)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// namePID writes the finisher's pid into a surface's queue, if it is still
+// the finisher's.
+func namePID(r finisherRequest, pid int) {
+	store, err := state.Open(os.Getenv, r.surface)
+	if err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), laterLock)
+	defer cancel()
+	release, err := store.Lock(ctx, r.queue)
+	if err != nil {
+		return
+	}
+	defer release()
+	if q := readQueue(store, r.queue); q != nil && q.Token == r.token {
+		q.PID = pid
+		writeQueue(store, r.queue, q)
+	}
+}

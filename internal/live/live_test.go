@@ -499,16 +499,21 @@ func cmdPulseTotals(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// cmdPulseSlots: pulse-slots FILE
+// cmdPulseSlots: pulse-slots [-live] FILE
 // Writes "N slots" to FILE: the number of distinct short session ids (the
-// Pulse slot) in fake-noctalia's log.
+// Pulse slot) in fake-noctalia's log; with -live, of the events that show a
+// slot (every one but session_end).
 func cmdPulseSlots(ts *testscript.TestScript, neg bool, args []string) {
+	live := len(args) == 2 && args[0] == "-live"
+	if live {
+		args = args[1:]
+	}
 	if neg || len(args) != 1 {
-		ts.Fatalf("usage: pulse-slots FILE")
+		ts.Fatalf("usage: pulse-slots [-live] FILE")
 	}
 	slots := map[string]bool{}
 	for _, line := range strings.Split(ts.ReadFile("noctalia.got"), "\n") {
-		if f := strings.Fields(line); len(f) == 7 {
+		if f := strings.Fields(line); len(f) == 7 && !(live && f[5] == "session_end") {
 			if csv := strings.Split(f[6], ","); len(csv) >= 6 {
 				slots[csv[5]] = true
 			}

@@ -603,6 +603,12 @@ func cmdTUI(ts *testscript.TestScript, neg bool, args []string) {
 		// then draws no prompt), so the program runs without them.
 		ts.Check(ts.Exec("tmux", append([]string{"-S", sock, "-f", "/dev/null", "new-session", "-d", "-s", "tui",
 			"-x", "200", "-y", "50", "-c", ts.MkAbs("proj"), "env", "-u", "CI", "-u", "GITHUB_SHA"}, args[1:]...)...))
+		// The pane outlives the program, so that its last screen (what it
+		// printed as it quit) can still be read: without it the server
+		// went with the program, and a wait for that screen raced it.
+		if out, err := tmux("set-option", "-t", "tui", "remain-on-exit", "on"); err != nil {
+			ts.Fatalf("tmux set-option: %v: %s", err, out)
+		}
 	case "wait":
 		if len(args) != 2 {
 			ts.Fatalf("usage: tui wait REGEXP")

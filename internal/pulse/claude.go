@@ -331,7 +331,7 @@ func (c *claudeCLI) burn(inv *hook.Invocation, store *state.Store, name string, 
 // set, else it reports that the message is still to come.
 func (c *claudeCLI) update(inv *hook.Invocation, store *state.Store, name string, s *transcript.Session, ev agent.Event, wait bool) (pending bool) {
 	path, format := transcriptOf(ev, inv.Getenv)
-	if ev.Kind == agent.Prompt && format == transcript.Copilot && !ev.Time.IsZero() {
+	if ev.Kind == agent.Prompt && format.ByTime() && !ev.Time.IsZero() {
 		s.PromptTS = ev.Time.UnixMilli() // the turn's end is the first since then (flushed)
 	}
 	if path != "" && store.ReadOnly() {
@@ -440,10 +440,9 @@ func (c *claudeCLI) turnEnd(inv *hook.Invocation, store *state.Store, name strin
 // scan reads the transcript's new lines. On a turn end whose final message
 // is not written yet it waits for it, briefly, if wait is set, so that the
 // totals shown while the session rests include the last turn; else it
-// reports the message as pending. Claude Code may fire Stop before flushing
-// the final message, and Copilot CLI's -p mode writes its events file after
-// agentStop. (Codex and Gemini CLI have written theirs when they fire their
-// turn end.)
+// reports the message as pending: the formats whose agents write behind
+// (transcript.Format.Behind). Codex, Gemini CLI and Droid have written
+// theirs when they fire their turn end.
 func (c *claudeCLI) scan(inv *hook.Invocation, s *transcript.Session, ev agent.Event, path string, format transcript.Format, wait bool) (pending bool) {
 	deadline := time.Now().Add(scanBudget)
 	if dl, ok := inv.Context().Deadline(); ok && dl.Before(deadline) {
@@ -453,10 +452,10 @@ func (c *claudeCLI) scan(inv *hook.Invocation, s *transcript.Session, ev agent.E
 	opt := transcript.Options{Format: format, Session: ev.Session, Subagents: !c.NoSubagents, Deadline: deadline, WantText: claude}
 	// Copilot CLI may write its events file only after agentStop (in -p
 	// mode, the whole file at once, about 100 ms later): a turn end waits
-	// for it too.
-	copilotEnd := ev.Kind == agent.TurnEnd && format == transcript.Copilot
+	// for it too, even before it exists.
+	lateFile := ev.Kind == agent.TurnEnd && format == transcript.Copilot
 	res, err := s.Scan(path, opt)
-	if err != nil && !(copilotEnd && errors.Is(err, os.ErrNotExist)) {
+	if err != nil && !(lateFile && errors.Is(err, os.ErrNotExist)) {
 		if !errors.Is(err, os.ErrNotExist) {
 			inv.Notef("transcript: %v", err)
 		}
@@ -472,7 +471,7 @@ func (c *claudeCLI) scan(inv *hook.Invocation, s *transcript.Session, ev agent.E
 		inv.Notef("transcript: read for %v and not finished: the next call goes on", scanBudget)
 		return false
 	}
-	if ev.Kind != agent.TurnEnd || !(claude || copilotEnd) || flushed(s, ev, format) {
+	if ev.Kind != agent.TurnEnd || !format.Behind() || flushed(s, ev, format) {
 		return false
 	}
 	if !wait {
@@ -489,7 +488,7 @@ func (c *claudeCLI) scan(inv *hook.Invocation, s *transcript.Session, ev agent.E
 			return false
 		}
 		time.Sleep(pollEvery)
-		if _, err := s.Scan(path, opt); err != nil && !(copilotEnd && errors.Is(err, os.ErrNotExist)) {
+		if _, err := s.Scan(path, opt); err != nil && !(lateFile && errors.Is(err, os.ErrNotExist)) {
 			return false
 		}
 	}
@@ -502,11 +501,12 @@ func (c *claudeCLI) scan(inv *hook.Invocation, s *transcript.Session, ev agent.E
 // repeats: the message is the first that ends that prompt's turn
 // (transcript.Session.Finished). Without a prompt_id (older Claude Code)
 // the message's text is matched, which can repeat ("Done." twice in a turn
-// ends the wait early). Copilot CLI's agentStop names nothing of the turn:
-// its end is the first assistant message that asks for no tool, written
-// since the prompt's hook (transcript.Session.EndedSince).
+// ends the wait early). Where the turn end names nothing of the turn
+// (Copilot CLI's agentStop, Qwen Code's Stop: Format.ByTime), its end is the
+// first assistant message that asks for no tool, written since the prompt's
+// hook (transcript.Session.EndedSince).
 func flushed(s *transcript.Session, ev agent.Event, format transcript.Format) bool {
-	if format == transcript.Copilot {
+	if format.ByTime() {
 		return s.EndedSince(s.PromptTS)
 	}
 	if id := ev.Get("prompt_id").Str; id != "" {

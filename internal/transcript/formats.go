@@ -41,6 +41,18 @@ const (
 	Qwen
 )
 
+// Behind reports whether the agent may fire its turn end before the
+// turn's last model call is in its transcript (Claude Code flushes after
+// Stop; Copilot CLI's -p mode writes its file after agentStop; Qwen Code
+// writes its chat asynchronously): a turn end waits for it.
+func (f Format) Behind() bool { return f == Claude || f == Copilot || f == Qwen }
+
+// ByTime reports whether a turn's end in the transcript is found by time,
+// as the first message that ended a turn since the prompt's hook
+// (Session.EndedSince): the agent's turn end names nothing of its turn.
+// Claude Code's names its prompt (Session.Finished).
+func (f Format) ByTime() bool { return f == Copilot || f == Qwen }
+
 // The prefilters: a line without its key carries nothing for the format.
 var (
 	codexUsageKey   = []byte(`"token_usage_record"`)

@@ -14,13 +14,14 @@
 // a pipe nobody has written yet.
 //
 // What it hands over (see internal/agent/opencode.go for what each means):
-//   session.created, session.error, permission.asked, permission.replied,
-//   question.asked:
+//   session.created, permission.asked, permission.replied, question.asked:
 //     the bus event as opencode sends it, {id, type, properties};
 //   chat.message, tool.execute.before, tool.execute.after: the hook's
 //     {type, input, output};
 //   message.part.updated: only a tool part that ended in error (a refused or
 //     failed tool gets no tool.execute.after), never the streamed text;
+//   session.error: once per turn (under load opencode 1.18.33 has said it
+//     twice for one API error);
 //   session.idle: once per turn, with `answer`, the turn's last text part
 //     (opencode streams it in message.part.updated, each update the whole
 //     part so far), and `model`, the turn's (chat.message's).
@@ -170,6 +171,7 @@ export const hookwire = async ({ directory }) => {
           }
           case "session.error": {
             const s = session(p.sessionID)
+            if (!s.turn) break // one error ends a turn: no other is handed over
             s.turn = false
             const data = p.error?.data || {}
             send(event.type, {

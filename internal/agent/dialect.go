@@ -175,6 +175,10 @@ const (
 	// File: a file of our own, {"version": 1, "hooks": {"event": [{"type":
 	// "command", "bash": …, "timeoutSec": …}]}}
 	File
+	// TopLevel: Nested's events without the "hooks" key around them, the
+	// event names the file's own keys: {"Event": [{"matcher": "*",
+	// "hooks": [handler]}]} (Factory Droid's hooks.json)
+	TopLevel
 )
 
 // Decision is a person's answer to an approval.

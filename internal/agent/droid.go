@@ -65,20 +65,19 @@ var droid = &Dialect{
 	// The TUI and exec write a "user" record right after each hook.
 	HookRecords: true,
 	Outcome:     droidOutcome,
-	// Droid reads hooks from ~/.factory/hooks.json (the event names as its
-	// top-level keys) and from the "hooks" key of ~/.factory/settings.json,
-	// merged per event; for an event both define, hooks.json's entries run
-	// and settings.json's do not. hooks.json is the right home (Droid's
-	// documented one, where its /hooks menu writes, and it wins; Droid
-	// rewrites settings.json whenever it saves a setting, dropping comments).
-	// install can only write an event map under a "hooks" key, so the hooks
-	// go to settings.json: they run unless the user's hooks.json defines the
-	// same event.
+	// Droid reads hooks from ~/.factory/hooks.json and a project's
+	// .factory/hooks.json (the event names as their top-level keys; a
+	// Claude-style {"hooks": …} block there is silently ignored), and from
+	// the "hooks" key of settings.json, merged per event; for an event both
+	// define, hooks.json's entries run and settings.json's do not. So
+	// hooks.json is where hooks must be: Droid's documented home, where its
+	// /hooks menu writes, and the one that wins (Droid also rewrites
+	// settings.json whenever it saves a setting, dropping comments).
 	Settings: &Settings{
-		User: []string{".factory", "settings.json"}, Project: []string{".factory", "settings.json"},
+		User: []string{".factory", "hooks.json"}, Project: []string{".factory", "hooks.json"},
 		// FACTORY_HOME_OVERRIDE stands for the home directory: ~/.factory moves with it.
-		HomeVar: "FACTORY_HOME_OVERRIDE", HomeRel: []string{".factory", "settings.json"},
-		Shape: Nested, Unit: time.Second,
+		HomeVar: "FACTORY_HOME_OVERRIDE", HomeRel: []string{".factory", "hooks.json"},
+		Strict: true, Shape: TopLevel, Unit: time.Second,
 		Matched: []string{"PreToolUse", "PostToolUse"},
 	},
 	Reply: droidReply,

@@ -59,6 +59,11 @@ type Dialect struct {
 	// for each hook it ran: a reader of the transcript would take it for the
 	// person answering (Trail Boss's reconcile does), so it gets none.
 	HookRecords bool
+	// Outcome reads from the transcript how a turn ended, where the turn
+	// end does not say (it failed, the user cut it short): a quick read of
+	// a file complete when the hook fires. Parse runs it on every turn end
+	// that names its transcript, for every surface.
+	Outcome func(ev *Event)
 	// Answer reads a turn's final answer from the transcript, where the turn
 	// end does not carry it (Parse calls it for a TurnEnd when
 	// Input.Transcripts is set). An agent that writes it after the hook
@@ -198,6 +203,10 @@ const (
 	// File: a file of our own, {"version": 1, "hooks": {"event": [{"type":
 	// "command", "bash": …, "timeoutSec": …}]}}
 	File
+	// TopLevel: Nested's events without the "hooks" key around them, the
+	// event names the file's own keys: {"Event": [{"matcher": "*",
+	// "hooks": [handler]}]} (Factory Droid's hooks.json)
+	TopLevel
 	// PluginFile: a plugin of our own (Settings.Plugin), one per binary;
 	// the agent loads every plugin in the directory.
 	PluginFile

@@ -23,7 +23,7 @@ const Droid Agent = "droid"
 //     (the surfaces close a tool left open at the turn's end);
 //   - Stop carries no answer, and fires alike for an answer, a failed model
 //     request and a cancelled tool: message_id names the transcript record
-//     that tells them apart (droidAnswer);
+//     that tells them apart (droidOutcome);
 //   - `droid exec` fires no UserPromptSubmit: a headless turn shows no prompt;
 //   - the TUI's /quit fires SessionEnd twice;
 //   - the session's usage is in <id>.settings.json beside the transcript,
@@ -46,7 +46,7 @@ var droid = &Dialect{
 		{"PostToolUse", ToolEnd, false},
 		{"Notification", Attention, false}, // permission_prompt: see refineDroid
 		{"SubagentStop", SubagentStop, false},
-		{"Stop", TurnEnd, false}, // or Error, Interrupted: see droidAnswer
+		{"Stop", TurnEnd, false}, // or Error, Interrupted: see droidOutcome
 		{"PreCompact", Compact, false},
 		{"SessionEnd", SessionEnd, false},
 	},
@@ -64,21 +64,20 @@ var droid = &Dialect{
 	Burn:   &Burn{Format: transcript.Droid},
 	// The TUI and exec write a "user" record right after each hook.
 	HookRecords: true,
-	Answer:      droidAnswer,
-	// Droid reads hooks from ~/.factory/hooks.json (the event names as its
-	// top-level keys) and from the "hooks" key of ~/.factory/settings.json,
-	// merged per event; for an event both define, hooks.json's entries run
-	// and settings.json's do not. hooks.json is the right home (Droid's
-	// documented one, where its /hooks menu writes, and it wins; Droid
-	// rewrites settings.json whenever it saves a setting, dropping comments).
-	// install can only write an event map under a "hooks" key, so the hooks
-	// go to settings.json: they run unless the user's hooks.json defines the
-	// same event.
+	Outcome:     droidOutcome,
+	// Droid reads hooks from ~/.factory/hooks.json and a project's
+	// .factory/hooks.json (the event names as their top-level keys; a
+	// Claude-style {"hooks": …} block there is silently ignored), and from
+	// the "hooks" key of settings.json, merged per event; for an event both
+	// define, hooks.json's entries run and settings.json's do not. So
+	// hooks.json is where hooks must be: Droid's documented home, where its
+	// /hooks menu writes, and the one that wins (Droid also rewrites
+	// settings.json whenever it saves a setting, dropping comments).
 	Settings: &Settings{
-		User: []string{".factory", "settings.json"}, Project: []string{".factory", "settings.json"},
+		User: []string{".factory", "hooks.json"}, Project: []string{".factory", "hooks.json"},
 		// FACTORY_HOME_OVERRIDE stands for the home directory: ~/.factory moves with it.
-		HomeVar: "FACTORY_HOME_OVERRIDE", HomeRel: []string{".factory", "settings.json"},
-		Shape: Nested, Unit: time.Second,
+		HomeVar: "FACTORY_HOME_OVERRIDE", HomeRel: []string{".factory", "hooks.json"},
+		Strict: true, Shape: TopLevel, Unit: time.Second,
 		Matched: []string{"PreToolUse", "PostToolUse"},
 	},
 	Reply: droidReply,
@@ -90,12 +89,13 @@ func refineDroid(ev *Event, p gjson.Result) {
 	}
 }
 
-// droidAnswer: Stop names the record that ended the turn (message_id),
+// droidOutcome: Stop names the record that ended the turn (message_id),
 // which Droid has written when Stop fires. An assistant message is the
 // answer; a message for the user alone, a failed model request ("BYOK
 // Error: …"); a refused or interrupted tool's result, a turn the user cut
-// short.
-func droidAnswer(ev *Event, _ time.Duration) {
+// short. The record is written when Stop fires, and its answer comes with
+// it (a surface that shows none ignores it).
+func droidOutcome(ev *Event) {
 	if ev.Message != "" {
 		return
 	}

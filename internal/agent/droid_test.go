@@ -135,8 +135,14 @@ func TestDroidRecordedTurnEnds(t *testing.T) {
 			is(t, "Kind", ev.Kind, tc.kind)
 			is(t, "Message", ev.Message, tc.message)
 			is(t, "Error", ev.Error, tc.fail)
-			// Without the transcript, a plain turn end with nothing to show.
+			// A surface that shows no answers (Transcripts unset) still gets
+			// how the turn ended (Outcome: pulse-claude shows the error).
 			ev = Parse(Input{Agent: "droid", Payload: b, Now: func() time.Time { return now }})
+			is(t, "Kind without answers", ev.Kind, tc.kind)
+			is(t, "Error without answers", ev.Error, tc.fail)
+			// Without the transcript, a plain turn end with nothing to show.
+			b = bytes.Replace(b, []byte(path), []byte(path+".gone"), 1)
+			ev = Parse(Input{Agent: "droid", Payload: b, Transcripts: true, Now: func() time.Time { return now }})
 			is(t, "Kind without the transcript", ev.Kind, TurnEnd)
 			is(t, "Message without the transcript", ev.Message, "")
 		})

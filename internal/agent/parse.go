@@ -106,6 +106,9 @@ func Parse(in Input) Event {
 		d.Refine(&ev, p)
 	}
 	d.nameTool(&ev)
+	if ev.Kind == TurnEnd && ev.Transcript != "" && d.Outcome != nil {
+		d.Outcome(&ev)
+	}
 	if in.Transcripts && ev.Kind == TurnEnd && ev.Transcript != "" && d.Answer != nil {
 		d.Answer(&ev, in.AnswerWait)
 	}

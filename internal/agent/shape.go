@@ -12,6 +12,8 @@ func (s Shape) String() string {
 		return "a named hook of our own (`hookwire-<binary>`): tool events `[{matcher, hooks}]`, the others a flat list"
 	case Flat:
 		return "`{\"version\": 1, \"hooks\": {<event>: [{command, timeout}]}}`"
+	case TopLevel:
+		return "`<Event>: [{matcher, hooks: [{type, command, timeout}]}]`, the event names the file's own keys"
 	case File:
 		return "a file of our own: `{\"version\": 1, \"hooks\": {<event>: [{type, bash, timeoutSec}]}}`"
 	case PluginFile:

@@ -90,7 +90,7 @@ func (s Spec) Install(a *Agent, data []byte, path string) ([]byte, error) {
 		if m := member(root, key); m == nil || !reflect.DeepEqual(value(m), roundTrip(body)) {
 			d.setMember(root, key, body, 1)
 		}
-	case agent.Nested, agent.Flat:
+	case agent.Nested, agent.Flat, agent.TopLevel:
 		hooks, hdepth, err := d.hooksObject(a, root)
 		if err != nil {
 			return nil, err
@@ -142,6 +142,14 @@ func (s Spec) Uninstall(a *Agent, data []byte) ([]byte, error) {
 	switch a.Shape {
 	case agent.Named:
 		removeMember(root, "hookwire-"+s.Binary)
+	case agent.TopLevel:
+		emptied := map[string]bool{}
+		for i := range root.Members {
+			if s.removeFrom(a, &root.Members[i].Value) {
+				emptied[root.Members[i].Name.Value.(hujson.Literal).String()] = true
+			}
+		}
+		dropEmpty(root, emptied)
 	case agent.Nested, agent.Flat:
 		if hooks, ok := memberObject(root, "hooks"); ok {
 			emptied := map[string]bool{}
@@ -183,6 +191,9 @@ func dropHooks(a *Agent, root *hujson.Object) {
 // hooksObject finds (or makes) the object that maps events to lists, and
 // the depth its closing brace is at.
 func (d *doc) hooksObject(a *Agent, root *hujson.Object) (*hujson.Object, int, error) {
+	if a.Shape == agent.TopLevel {
+		return root, 0, nil // the file is the map of events
+	}
 	h, depth := member(root, "hooks"), 1
 	if h == nil {
 		// Cursor's file says its version; one that has hooks already is
@@ -256,7 +267,7 @@ func (s Spec) removeFrom(a *Agent, list *hujson.Value) bool {
 		return false
 	}
 	removed := removeElements(arr, func(i int) bool { return s.ownsEntry(a, value(&arr.Elements[i])) }) > 0
-	if a.Shape != agent.Nested {
+	if a.Shape != agent.Nested && a.Shape != agent.TopLevel {
 		return removed
 	}
 	for i := range arr.Elements {

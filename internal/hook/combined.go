@@ -211,12 +211,7 @@ func (inv *Invocation) combine(c Combined, names, args []string) {
 		go func() {
 			defer wg.Done()
 			defer func() {
-				if r := recover(); r != nil {
-					if _, ok := r.(handedOver); !ok {
-						sub.fail(outcomePanic, fmt.Errorf("panic: %v", r))
-						sub.Notef("%s", stack())
-					}
-				}
+				sub.recovered(recover())
 				sub.mu.Lock()
 				sub.ended = time.Now() // its line is written later, with its own duration
 				sub.mu.Unlock()
@@ -450,12 +445,7 @@ func (inv *Invocation) runFinishers(c Combined, requests []finisherRequest, args
 		go func() {
 			defer wg.Done()
 			defer func() {
-				if r := recover(); r != nil {
-					if _, ok := r.(handedOver); !ok {
-						sub.fail(outcomePanic, fmt.Errorf("panic: %v", r))
-						sub.Notef("%s", stack())
-					}
-				}
+				sub.recovered(recover())
 				sub.finish()
 			}()
 			if r.queue != "" {
@@ -485,5 +475,17 @@ func namePID(r finisherRequest, pid int) {
 	if q := readQueue(store, r.queue); q != nil && q.Token == r.token {
 		q.PID = pid
 		writeQueue(store, r.queue, q)
+	}
+}
+
+// recovered records a surface's panic (r from recover) as its outcome; a
+// hand-over to a finisher is no panic.
+func (inv *Invocation) recovered(r any) {
+	if r == nil {
+		return
+	}
+	if _, ok := r.(handedOver); !ok {
+		inv.fail(outcomePanic, fmt.Errorf("panic: %v", r))
+		inv.Notef("%s", stack())
 	}
 }

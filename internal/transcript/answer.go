@@ -3,7 +3,6 @@ package transcript
 import (
 	"bytes"
 	"errors"
-	"os"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -57,18 +56,9 @@ func CopilotAnswer(path string, lim TailLimits) (answer string, found bool, err 
 // lastRecord walks the file backwards, handing each JSON line that holds
 // word to pick, until pick says it is done.
 func lastRecord(path string, lim TailLimits, word []byte, pick func(gjson.Result) (text string, found, done bool)) (string, bool, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", false, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return "", false, err
-	}
 	var text string
 	var found bool
-	err = eachLineBackwards(f, fi.Size(), lim.withDefaults(), func(line []byte, tooLong bool) error {
+	err := eachLineBackwards(path, lim, func(line []byte, tooLong bool) error {
 		if tooLong {
 			return errStop
 		}

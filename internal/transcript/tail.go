@@ -57,17 +57,8 @@ var errStop = errors.New("stop")
 // then "". An entry with no text block (a turn that ended on a tool call)
 // gives found true and text "".
 func LastAssistantText(path string, lim TailLimits) (text string, found bool, err error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", false, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return "", false, err
-	}
 	var c collector
-	err = eachLineBackwards(f, fi.Size(), lim.withDefaults(), c.line)
+	err = eachLineBackwards(path, lim, c.line)
 	if err != nil && !errors.Is(err, errStop) {
 		return "", false, err
 	}
@@ -184,8 +175,19 @@ func appendText(texts []string, content gjson.Result) []string {
 // eachLineBackwards calls fn with every line of the first size bytes of f,
 // the last first, without its newline (nor a carriage return before it).
 // A line longer than lim.MaxLine is passed as nil with tooLong set. It
-// stops at fn's first error, or with nil once lim.MaxRead bytes were read.
-func eachLineBackwards(f *os.File, size int64, lim TailLimits, fn func(line []byte, tooLong bool) error) error {
+// stops at fn's first error, or with nil once lim.MaxRead bytes were read
+// (lim's zero fields: the defaults).
+func eachLineBackwards(path string, lim TailLimits, fn func(line []byte, tooLong bool) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	size, lim := fi.Size(), lim.withDefaults()
 	var (
 		pos     = size   // file offset where the unread part ends
 		read    int64    // bytes read so far

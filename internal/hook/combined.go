@@ -16,6 +16,7 @@ import (
 
 	"github.com/hookwire/hookwire/internal/agent"
 	"github.com/hookwire/hookwire/internal/state"
+	"github.com/hookwire/hookwire/internal/text"
 )
 
 // Combined is one process serving several surfaces for one event: the
@@ -96,10 +97,7 @@ func RunCombined(c Combined, args []string, stdin *os.File, stdout, stderr io.Wr
 		inv := newInvocation(&self, stdin, io.Discard, io.Discard)
 		inv.quiet = true
 		defer func() {
-			if r := recover(); r != nil {
-				inv.fail(outcomePanic, fmt.Errorf("panic: %v", r))
-				inv.Notef("%s", stack())
-			}
+			inv.recovered(recover())
 			inv.finish()
 		}()
 		if inv.finisher != "" {
@@ -112,7 +110,7 @@ func RunCombined(c Combined, args []string, stdin *os.File, stdout, stderr io.Wr
 		fmt.Fprintf(stderr, "%s: wrap runs one command for one surface: use that surface's binary (nb-hook wrap -- CMD)\n", c.Name)
 		return 2
 	}
-	self := Binary{Name: c.Name, Help: c.Help, CLI: &combinedCLI{}}
+	self := Binary{Name: c.Name, Help: c.Help, CLI: &combinedCLI{}, NoWrap: true}
 	if c.Commands != nil {
 		self.Commands = c.Commands(names)
 	}
@@ -122,10 +120,7 @@ func RunCombined(c Combined, args []string, stdin *os.File, stdout, stderr io.Wr
 	}
 	inv := newInvocation(&self, stdin, stdout, stderr)
 	defer func() {
-		if r := recover(); r != nil {
-			inv.fail(outcomePanic, fmt.Errorf("panic: %v", r))
-			inv.Notef("%s", stack())
-		}
+		inv.recovered(recover())
 		inv.finish()
 	}()
 	inv.combine(c, names, rest)
@@ -180,15 +175,17 @@ func (inv *Invocation) combine(c Combined, names, args []string) {
 		inv.Skip("no surface to serve (--surfaces)")
 		return
 	}
-	agentFlag, positional := agentArgs(args)
+	// A script's flags (--session S, --input JSON) take values: read them
+	// first, as every surface's run does, so that the event parsed here is
+	// the one each surface parses (and shares).
+	rest, script := splitScript(args)
+	inv.script = script
+	agentFlag, positional := agentArgs(rest)
 	inv.parseMu.Lock()
 	inv.shared = map[string]agent.Event{}
 	inv.parseMu.Unlock()
 	ev := inv.Payload(agentFlag, positional)
 	inv.Observe(ev)
-	inv.mu.Lock()
-	inv.collecting = true // the surfaces' finishers are one (startFinisher)
-	inv.mu.Unlock()
 	var subs []*Invocation
 	var outs []*lockedBuffer
 	var wg sync.WaitGroup
@@ -196,12 +193,17 @@ func (inv *Invocation) combine(c Combined, names, args []string) {
 	// is one some surface is installed on (an event none knows, or one named
 	// after flags this cannot read, goes to all, as separate binaries would
 	// each have been run).
-	hooks := func(*Binary) bool { return true }
-	if c.Hooks != nil && slices.ContainsFunc(bins, func(b *Binary) bool { return c.Hooks(b.Name, agentName(ev, agentFlag), ev.Name) }) {
-		hooks = func(b *Binary) bool { return c.Hooks(b.Name, agentName(ev, agentFlag), ev.Name) }
+	serves := make([]bool, len(bins))
+	for i, b := range bins {
+		serves[i] = c.Hooks == nil || c.Hooks(b.Name, string(ev.Agent), ev.Name)
 	}
-	for _, b := range bins {
-		if !hooks(b) {
+	if !slices.Contains(serves, true) {
+		for i := range serves {
+			serves[i] = true
+		}
+	}
+	for i, b := range bins {
+		if !serves[i] {
 			continue // not one of this surface's events
 		}
 		out := &lockedBuffer{}
@@ -220,6 +222,20 @@ func (inv *Invocation) combine(c Combined, names, args []string) {
 		}()
 	}
 	wg.Wait()
+	// The agent may be waiting for the reply (an approval): it goes first,
+	// before the finishers are started and the lines written.
+	if inv.dryRun {
+		for _, o := range outs {
+			inv.write(o.Bytes())
+		}
+	} else if i := pickReply(outs); i >= 0 {
+		for j, o := range outs {
+			if j != i && o.Len() > 0 {
+				inv.Notef("%s's reply %q set aside for %s's", subs[j].bin.Name, clipReply(o.Bytes()), subs[i].bin.Name)
+			}
+		}
+		inv.write(outs[i].Bytes())
+	}
 	inv.mu.Lock()
 	requests := inv.requests
 	inv.mu.Unlock()
@@ -261,20 +277,6 @@ func (inv *Invocation) combine(c Combined, names, args []string) {
 	default:
 		inv.fail(outcome, errors.New("a surface's delivery: see its line"))
 	}
-	if inv.dryRun {
-		for _, o := range outs {
-			inv.write(o.Bytes())
-		}
-		return
-	}
-	if i := pickReply(outs); i >= 0 {
-		for j, o := range outs {
-			if j != i && o.Len() > 0 {
-				inv.Notef("%s's reply %q set aside for %s's", subs[j].bin.Name, clipReply(o.Bytes()), subs[i].bin.Name)
-			}
-		}
-		inv.write(outs[i].Bytes())
-	}
 }
 
 // pickReply chooses the reply that goes out: the first that decides
@@ -297,11 +299,7 @@ func pickReply(outs []*lockedBuffer) int {
 }
 
 func clipReply(b []byte) string {
-	s := strings.TrimSpace(string(b))
-	if len(s) > 80 {
-		s = s[:80] + "…"
-	}
-	return s
+	return text.ClipBytes(strings.TrimSpace(string(b)), 80)
 }
 
 // agentArgs finds --agent and the positional arguments in a hook's
@@ -325,9 +323,7 @@ func agentArgs(args []string) (agentFlag string, positional []string) {
 	return agentFlag, positional
 }
 
-// agentName is the agent as install names it: its dialect's name (an
-// --agent alias resolved by the parse).
-func agentName(ev agent.Event, _ string) string { return string(ev.Agent) }
+
 
 // child is an invocation of surface b inside this combined one: the same
 // input, parse, deadline and debug log; its stdout is out.
@@ -361,12 +357,12 @@ func (inv *Invocation) sharedParse(agentFlag string, args []string, answerWait t
 	if p == nil {
 		p = inv // the combined process's own parse
 	}
-	key := fmt.Sprintf("%s\x00%q\x00%d", agentFlag, args, answerWait)
 	p.parseMu.Lock()
 	defer p.parseMu.Unlock()
 	if p.shared == nil {
 		return parse() // not a combined process
 	}
+	key := fmt.Sprintf("%s\x00%q\x00%d", agentFlag, args, answerWait)
 	if ev, ok := p.shared[key]; ok {
 		return ev
 	}
@@ -419,7 +415,7 @@ func (inv *Invocation) startFinishers(c Combined, requests []finisherRequest, ar
 	inv.Notef("one finisher (pid %d) for %s", pid, strings.Join(list, ", "))
 	for _, r := range requests {
 		if r.queue != "" {
-			namePID(r, pid) // for the log lines of what queues behind it
+			namePID(inv.Context(), r, pid) // for the log lines of what queues behind it
 		}
 	}
 	return pid
@@ -460,12 +456,12 @@ func (inv *Invocation) runFinishers(c Combined, requests []finisherRequest, args
 
 // namePID writes the finisher's pid into a surface's queue, if it is still
 // the finisher's.
-func namePID(r finisherRequest, pid int) {
+func namePID(parent context.Context, r finisherRequest, pid int) {
 	store, err := state.Open(os.Getenv, r.surface)
 	if err != nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), laterLock)
+	ctx, cancel := context.WithTimeout(parent, laterLock)
 	defer cancel()
 	release, err := store.Lock(ctx, r.queue)
 	if err != nil {

@@ -168,8 +168,12 @@ func agentsHelp() string {
 // every binary shares, from the data it comes from (the agents' dialects,
 // the binary's Spec).
 func (b *Binary) help() string {
+	script := ScriptHelp
+	if !b.NoWrap {
+		script += "\n" + WrapHelp
+	}
 	return b.Help + "\n\n" + envHelp(b.environment()) + "\n\n" + agentsHelp() + "\n\n" +
-		strings.ReplaceAll(ScriptHelp, "<binary>", b.Name)
+		strings.ReplaceAll(script, "<binary>", b.Name)
 }
 
 // helpText is (*Binary).help, or a test's.

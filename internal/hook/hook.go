@@ -112,6 +112,9 @@ type Binary struct {
 	Commands []Command
 	// Wrap is how `wrap` shows a wrapped command on this surface (wrap.go).
 	Wrap Wrap
+	// NoWrap: the binary has no wrap (hookwire: each surface would run the
+	// command), and its --help says none.
+	NoWrap bool
 }
 
 // A Command is a subcommand for a person: its CLI's Run method takes a
@@ -173,10 +176,9 @@ type Invocation struct {
 	parent  *Invocation
 	parseMu sync.Mutex
 	shared  map[string]agent.Event
-	// collecting: the surfaces' finisher requests (requests) are gathered
-	// for one finisher (combined.go).
-	collecting bool
-	requests   []finisherRequest
+	// requests are the surfaces' finisher requests, gathered for one
+	// finisher (combined.go).
+	requests []finisherRequest
 	// ended is when a surface's work in a combined process was done.
 	ended time.Time
 	// args are the command line's arguments (a finisher replays them).
@@ -263,7 +265,9 @@ func (inv *Invocation) setBudget(budget time.Duration) {
 	}
 	ctx, cancel := context.WithDeadline(parent, deadline)
 	inv.ctx, inv.cancels = ctx, append(inv.cancels, cancel)
-	inv.arm(time.Until(deadline) + watchdogSlack)
+	if inv.parent == nil { // one watchdog per process: a surface's is its parent's
+		inv.arm(time.Until(deadline) + watchdogSlack)
+	}
 }
 
 // arm (re)starts the watchdog: d from now, the process ends.
@@ -290,7 +294,9 @@ func (inv *Invocation) AwaitHuman(d time.Duration) {
 	deadline := time.Now().Add(d)
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	inv.ctx, inv.cancels = ctx, append(inv.cancels, cancel)
-	inv.arm(d + watchdogSlack)
+	if inv.parent == nil { // one watchdog per process: the parent's, moved above
+		inv.arm(d + watchdogSlack)
+	}
 }
 
 // exitNow is the last resort: kill what we started, log, exit 0.
@@ -344,7 +350,7 @@ func (inv *Invocation) run(args []string) int {
 		kong.Description(inv.bin.Help),
 		kong.Writers(inv.stdout, inv.stderr),
 		kong.Exit(func(code int) { panic(exitRequest(code)) }),
-		kong.Vars{"version": inv.bin.Name + " " + inv.rec.Version, "agents": strings.Join(agent.InstallableNames(), ","), "dialects": dialectNames()},
+		kong.Vars{"version": inv.bin.Name + " " + inv.rec.Version, "dialects": dialectNames()},
 		kong.Bind(inv),
 	}
 	if helpWanted(args) {
@@ -360,6 +366,7 @@ func (inv *Invocation) run(args []string) int {
 	// the command is then kong's to say.
 	named := slices.ContainsFunc(args, func(a string) bool { return interactive[a] || a == "hook" })
 	var root any = inv.bin.CLI
+	var console *Console
 	if named || helpWanted(args) {
 		if !hasCommands(inv.bin.CLI) {
 			// The binary's grammar becomes the default command.
@@ -369,12 +376,14 @@ func (inv *Invocation) run(args []string) int {
 		for _, c := range inv.bin.Commands {
 			opts = append(opts, kong.DynamicCommand(c.Name, c.Help, "", c.CLI))
 		}
+		// What only the commands for people use (their --agent enum, the
+		// console they print to), built only for them.
+		console = &Console{Out: inv.stdout, Err: inv.stderr, Getenv: os.Getenv}
+		if f, ok := inv.stdout.(*os.File); ok {
+			console.Color = isatty.IsTerminal(f.Fd()) && os.Getenv("NO_COLOR") == ""
+		}
+		opts = append(opts, kong.Vars{"agents": strings.Join(agent.InstallableNames(), ",")}, kong.Bind(console))
 	}
-	console := &Console{Out: inv.stdout, Err: inv.stderr, Getenv: os.Getenv}
-	if f, ok := inv.stdout.(*os.File); ok {
-		console.Color = isatty.IsTerminal(f.Fd()) && os.Getenv("NO_COLOR") == ""
-	}
-	opts = append(opts, kong.Bind(console))
 	parser, err := kong.New(root, opts...)
 	if err != nil {
 		panic(err) // a grammar bug, caught by every test

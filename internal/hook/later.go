@@ -295,12 +295,7 @@ func (inv *Invocation) replay(e entry, finisher bool) {
 	sub.stdinOnce.Do(func() {})
 	sub.rec = record{Binary: inv.bin.Name, Version: inv.rec.Version, Finisher: finisher}
 	defer func() {
-		if r := recover(); r != nil {
-			if _, ok := r.(handedOver); !ok {
-				sub.fail(outcomePanic, fmt.Errorf("panic: %v", r))
-				sub.Notef("%s", stack())
-			}
-		}
+		sub.recovered(recover())
 		sub.finish()
 	}()
 	sub.run(e.Args)

@@ -35,8 +35,10 @@ const ScriptHelp = `From a shell script or CI job (no hook JSON on stdin):
   the notification or the error, as the kind has it; --input is the tool's
   input, a JSON object. The session is --session, else $HOOKWIRE_SESSION, else
   the CI job (GITHUB_RUN_ID+GITHUB_JOB, CI_JOB_ID, BUILDKITE_JOB_ID, …), else the
-  terminal pane or the terminal.
-  <binary> wrap [--session ID] [--name TEXT] -- CMD ARGS… runs CMD as an agent's
+  terminal pane or the terminal.`
+
+// WrapHelp explains wrap, for the --help of a binary that has it.
+const WrapHelp = `  <binary> wrap [--session ID] [--name TEXT] -- CMD ARGS… runs CMD as an agent's
   turn, and exits with its status.`
 
 // splitScript takes the generic lifecycle's flags out of args (before a

@@ -31,8 +31,9 @@ func Claude() hook.Binary {
 Reads the hook JSON on stdin. The Pulse event is the argument when given (as in
 claude-companion's settings snippet), else it follows from the hook's event name.
 Token figures are the session's exact lifetime totals, read incrementally from
-the agent's own file: Claude Code's transcript (subagents included), Codex's
-rollout, Gemini CLI's chat, Copilot CLI's events; other agents send zeros.
+the agent's own file (Claude Code's transcript, subagents included; Codex's
+rollout; the chats of Gemini CLI and Qwen Code; Copilot CLI's events; Factory
+Droid's session totals); agents that keep none a hook can read send zeros.
 
 Runs: noctalia msg plugin <target> all <event> model,in,out,cacheCreate,cacheRead,session[,pid]
 

@@ -323,8 +323,6 @@ func agentArgs(args []string) (agentFlag string, positional []string) {
 	return agentFlag, positional
 }
 
-
-
 // child is an invocation of surface b inside this combined one: the same
 // input, parse, deadline and debug log; its stdout is out.
 func (inv *Invocation) child(b *Binary, out io.Writer) *Invocation {

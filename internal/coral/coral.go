@@ -76,19 +76,10 @@ const (
 )
 
 // StatusText is s made safe for a STATUS tag and clipped to MaxStatus runes.
-func StatusText(s string) string { return clip(Clean(redact(s, MaxStatus)), MaxStatus) }
+func StatusText(s string) string { return clip(Clean(text.RedactFor(s, MaxStatus)), MaxStatus) }
 
 // SummaryText is s made safe for a SUMMARY tag and clipped to MaxSummary runes.
-func SummaryText(s string) string { return clip(Clean(redact(s, MaxSummary)), MaxSummary) }
-
-// redact removes credentials (text.Redact) from what is about to be clipped
-// to max: Coral's dashboard can serve its statuses to a phone.
-func redact(s string, max int) string {
-	if limit := 4*max + 1024; len(s) > limit {
-		s = text.ClipBytes(s, limit)
-	}
-	return text.Redact(s)
-}
+func SummaryText(s string) string { return clip(Clean(text.RedactFor(s, MaxSummary)), MaxSummary) }
 
 // Clean makes s one value that Coral's parser reads back exactly:
 //

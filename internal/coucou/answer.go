@@ -8,10 +8,6 @@ import (
 	"github.com/hookwire/hookwire/internal/agent"
 )
 
-// AskUserQuestion is Claude Code's tool that asks the person a question; the
-// notch can answer it.
-const AskUserQuestion = "AskUserQuestion"
-
 // KindAsk tags the line of an AskUserQuestion sent by the --ask hook, as the
 // macOS relay does, so the app shows a question card, not an approval.
 const KindAsk = "ask_user_question"

@@ -111,7 +111,7 @@ func (c *relayCLI) Run(inv *hook.Invocation) error {
 		c.reply(inv, ev, None, nil) // what the agent reads after every hook, still
 		return nil
 	}
-	question := ev.Tool == AskUserQuestion && TakesDecisions(ev)
+	question := ev.Tool == agent.AskUserQuestion && TakesDecisions(ev) // the notch can answer it
 	if c.Ask && !question {
 		// The --ask hook's matcher is AskUserQuestion; anything else is not
 		// for it (the macOS relay returns the same way).

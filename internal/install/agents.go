@@ -35,14 +35,7 @@ var Agents = func() map[string]*Agent {
 }()
 
 // AgentNames lists the agents in a stable order.
-func AgentNames() []string {
-	names := make([]string, 0, len(Agents))
-	for n := range Agents {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
-}
+func AgentNames() []string { return agent.InstallableNames() }
 
 // Title is the agent's name for people.
 func (a *Agent) Title() string { return a.dialect.Title }

@@ -140,24 +140,21 @@ func (c *doctorCmd) settings(getenv func(string) string, bin string) []Finding {
 		switch {
 		case err != nil:
 			out = append(out, Finding{Status: Fail, What: fmt.Sprintf("%s: %s cannot be read: %v", name, path, err), Fix: "fix the file: the agent cannot read it either"})
+			continue
 		case bytes.Equal(want, data):
 			out = append(out, Finding{Status: OK, What: fmt.Sprintf("%s: hooks installed in %s", name, path)})
-			if a.Trust {
-				out = append(out, c.spec.codexTrust(path, data)...)
-			}
-			if a.RedactsEnv {
-				out = append(out, c.spec.geminiRedaction(path, data, getenv)...)
-			}
 		case c.spec.installedIn(a, data):
 			out = append(out, Finding{Status: Warn, What: fmt.Sprintf("%s: hooks in %s are not this binary's or not all there", name, path), Fix: install})
-			if a.Trust {
-				out = append(out, c.spec.codexTrust(path, data)...)
-			}
-			if a.RedactsEnv {
-				out = append(out, c.spec.geminiRedaction(path, data, getenv)...)
-			}
 		default:
 			out = append(out, Finding{Status: Info, What: fmt.Sprintf("%s: no hooks in %s", name, path), Fix: install + ", if you use it"})
+			continue
+		}
+		// Hooks of this binary are there: does the agent run them?
+		if a.Trust {
+			out = append(out, c.spec.codexTrust(path, data)...)
+		}
+		if a.RedactsEnv {
+			out = append(out, c.spec.geminiRedaction(path, data, getenv)...)
 		}
 	}
 	return out

@@ -449,12 +449,12 @@ func (c *claudeCLI) scan(inv *hook.Invocation, s *transcript.Session, ev agent.E
 	if dl, ok := inv.Context().Deadline(); ok && dl.Before(deadline) {
 		deadline = dl
 	}
-	claude := format == transcript.Claude
-	opt := transcript.Options{Format: format, Session: ev.Session, Subagents: !c.NoSubagents, Deadline: deadline, WantText: claude}
+	byText := format.Behind() && !format.ByTime() // Claude Code's: Said, Finished
+	opt := transcript.Options{Format: format, Session: ev.Session, Subagents: !c.NoSubagents, Deadline: deadline, WantText: byText}
 	// Copilot CLI may write its events file only after agentStop (in -p
 	// mode, the whole file at once, about 100 ms later): a turn end waits
 	// for it too, even before it exists.
-	lateFile := ev.Kind == agent.TurnEnd && format == transcript.Copilot
+	lateFile := ev.Kind == agent.TurnEnd && format.LateFile()
 	res, err := s.Scan(path, opt)
 	if err != nil && !(lateFile && errors.Is(err, os.ErrNotExist)) {
 		if !errors.Is(err, os.ErrNotExist) {

@@ -75,8 +75,14 @@ func RedactClip(s string, max int) string {
 	if max <= 0 {
 		return ""
 	}
+	return Clip(RedactFor(s, max), max)
+}
+
+// RedactFor is Redact(s) for a text about to be clipped to max (by any
+// wire's own rule), in bounded time: s is first cut well beyond max.
+func RedactFor(s string, max int) string {
 	if limit := 4*max + 1024; len(s) > limit {
 		s = ClipBytes(s, limit)
 	}
-	return Clip(Redact(s), max)
+	return Redact(s)
 }

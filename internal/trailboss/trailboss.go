@@ -150,7 +150,7 @@ func PermissionMessage(tool string, input json.RawMessage) string {
 	if len(input) > 0 {
 		var b bytes.Buffer
 		if json.Compact(&b, input) == nil {
-			in = clipJS(redact(b.String(), inputLimit), inputLimit)
+			in = clipJS(text.RedactFor(b.String(), inputLimit), inputLimit)
 		}
 	}
 	return "[" + clipJS(text.OneLine(tool), inputLimit) + "] " + in
@@ -161,7 +161,7 @@ func StoppedMessage(msg string) string {
 	if strings.TrimSpace(msg) == "" {
 		return NoMessage
 	}
-	return clipJS(redact(msg, messageLimit), messageLimit)
+	return clipJS(text.RedactFor(msg, messageLimit), messageLimit)
 }
 
 // ErrorMessage names the error a turn ended on: "[error] rate_limit: API
@@ -181,16 +181,7 @@ func ErrorMessage(ev agent.Event) string {
 	if len(parts) == 0 {
 		parts = []string{"the turn failed"}
 	}
-	return clipJS(redact("[error] "+strings.Join(parts, ": "), messageLimit), messageLimit)
-}
-
-// redact removes credentials (text.Redact) from a message about to be
-// clipped to n: Trail Boss keeps its messages in a database.
-func redact(s string, n int) string {
-	if limit := 4*n + 1024; len(s) > limit {
-		s = text.ClipBytes(s, limit)
-	}
-	return text.Redact(s)
+	return clipJS(text.RedactFor("[error] "+strings.Join(parts, ": "), messageLimit), messageLimit)
 }
 
 // clipJS is upstream's `s.length <= n ? s : s.slice(0, n-3) + "..."`, with

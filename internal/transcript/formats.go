@@ -53,6 +53,10 @@ func (f Format) Behind() bool { return f == Claude || f == Copilot || f == Qwen 
 // Claude Code's names its prompt (Session.Finished).
 func (f Format) ByTime() bool { return f == Copilot || f == Qwen }
 
+// LateFile reports whether the transcript itself may not exist yet at the
+// turn end (Copilot CLI's -p mode writes its events file after agentStop).
+func (f Format) LateFile() bool { return f == Copilot }
+
 // The prefilters: a line without its key carries nothing for the format.
 var (
 	codexUsageKey   = []byte(`"token_usage_record"`)

@@ -11,22 +11,18 @@ import (
 // one: a build is not a Claude Code session.
 const ScriptAgent = "shell"
 
-// scriptEvents are the app's (Claude Code's) names for a script's kinds. A
-// permission is a notification, not a PermissionRequest: nobody would read
-// the app's answer, and Claude's pill would wait for one. Kinds absent here
-// are not relayed.
-var scriptEvents = map[agent.Kind]string{
-	agent.SessionStart: "SessionStart",
-	agent.Prompt:       "UserPromptSubmit",
-	agent.ToolStart:    "PreToolUse",
-	agent.ToolEnd:      "PostToolUse",
-	agent.Permission:   "Notification",
-	agent.Attention:    "Notification",
-	agent.TurnEnd:      "Stop",
-	agent.Interrupted:  "Stop",
-	agent.Error:        "StopFailure",
-	agent.Compact:      "PreCompact",
-	agent.SessionEnd:   "SessionEnd",
+// scriptName is the app's (Claude Code's) name for a script's kind (the
+// relay's kindNames), "" for a kind not relayed from a script. A permission
+// is a notification, not a PermissionRequest: nobody would read the app's
+// answer, and the pill would wait for one.
+func scriptName(k agent.Kind) string {
+	switch k {
+	case agent.Permission:
+		return "Notification"
+	case agent.Thinking, agent.Review, agent.SubagentStart, agent.SubagentStop:
+		return ""
+	}
+	return kindNames[k]
 }
 
 // ScriptPayload is the hook JSON Claude Code would have sent for a script's
@@ -35,8 +31,8 @@ var scriptEvents = map[agent.Kind]string{
 // message, shown on the notch: credentials in them are redacted (nothing
 // here is an approval card, where the person must see exactly what runs).
 func ScriptPayload(ev agent.Event) []byte {
-	name, ok := scriptEvents[ev.Kind]
-	if !ok {
+	name := scriptName(ev.Kind)
+	if name == "" {
 		return nil
 	}
 	p := map[string]any{"hook_event_name": name}

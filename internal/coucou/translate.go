@@ -285,7 +285,12 @@ func fillAliases(p map[string]any, in Input) {
 		setDefault(p, "last_assistant_message", ev.Message)
 	}
 	if ev.Kind == agent.Error && ev.Error != "" {
-		setDefault(p, "error", ev.Error) // what a failed turn's card says
+		// What a failed turn's card says: the app reads a string, so an
+		// agent's error object (Copilot's {message, name, stack}) gives way
+		// to the message the dialect read from it.
+		if s, ok := p["error"].(string); !ok || s == "" {
+			p["error"] = ev.Error
+		}
 	}
 }
 

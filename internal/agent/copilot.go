@@ -47,6 +47,7 @@ var copilot = &Dialect{
 		Prompt:     []string{"initialPrompt"},
 		ErrorType:  []string{"error.name"},
 		ToolInput:  []string{"toolArgs", "toolInput"}, // toolInput on permissionRequest
+		ToolOutput: []string{"toolResult"},            // postToolUse's {resultType, textResultForLlm}
 	},
 	Tools: map[string]string{
 		"bash": Bash, "view": Read, "create": Write, "edit": Edit, "str_replace_editor": Edit,

@@ -158,3 +158,23 @@ func outputs(t *testing.T, payload []byte, paths []string) []string {
 	}
 	return out
 }
+
+// A failed tool's error goes as its first line: Claude Code puts the
+// command's stderr below "Exit code 3" (recorded: claude-2.1.328/tool-errors).
+func TestToolErrorFirstLine(t *testing.T) {
+	b, err := os.ReadFile("../../testdata/agents/claude-2.1.328/tool-errors/04-PostToolUseFailure.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := agent.Parse(agent.Input{Payload: b})
+	out := translate(t, json.RawMessage(b), Input{Parsed: &ev})
+	if out["error"] != "Exit code 3" || out["hook_event_name"] != "PostToolUseFailure" {
+		t.Errorf("error %q, event %v", out["error"], out["hook_event_name"])
+	}
+	// A turn's error is not a tool's: kept whole.
+	turn := []byte(`{"hook_event_name":"StopFailure","session_id":"s","error":"rate_limit\nretry later"}`)
+	ev = agent.Parse(agent.Input{Payload: turn})
+	if out := translate(t, json.RawMessage(turn), Input{Parsed: &ev}); out["error"] != "rate_limit\nretry later" {
+		t.Errorf("a turn's error: %q", out["error"])
+	}
+}

@@ -47,6 +47,7 @@ var copilot = &Dialect{
 		Prompt:     []string{"initialPrompt"},
 		ErrorType:  []string{"error.name"},
 		ToolInput:  []string{"toolArgs", "toolInput"}, // toolInput on permissionRequest
+		ToolOutput: []string{"toolResult"},            // postToolUse's {resultType, textResultForLlm}
 	},
 	Tools: map[string]string{
 		"bash": Bash, "view": Read, "create": Write, "edit": Edit, "str_replace_editor": Edit,
@@ -97,11 +98,33 @@ func refineCopilot(ev *Event, p gjson.Result) {
 	case "postToolUseFailure":
 		ev.OK = false
 	case "errorOccurred":
-		// A recoverable error (a model call Copilot retries) does not end
-		// the turn: nothing to show.
-		if p.Get("recoverable").Type == gjson.True {
-			ev.Kind = Unknown
-		}
+		// Every failed model call is an error, shown when it happens:
+		// 1.0.102 says recoverable true alike for a 400 that ends the turn
+		// (then sessionEnd "error" in -p; nothing more in the TUI) and for
+		// each of the five retries of a 500 or 429, so nothing here tells
+		// them apart. A retry that goes on fires preToolUse or agentStop,
+		// which take the session back to working on every surface.
+		copilotAPIError(ev)
+	}
+}
+
+// copilotAPIError reads a model call's error: its message is the API's
+// error object as JSON ({"type","message"}, or {"error":{…}}), whose own
+// message and type say more than the text whole, and more than the
+// JavaScript class name (error.name, "Error").
+func copilotAPIError(ev *Event) {
+	if ev.ErrorType == "Error" {
+		ev.ErrorType = ""
+	}
+	api := gjson.Parse(ev.Error)
+	if !api.IsObject() {
+		return
+	}
+	if m := firstString(api, []string{"error.message", "message"}); m != "" {
+		ev.Error = m
+	}
+	if t := firstString(api, []string{"error.type", "type"}); t != "" && t != "error" {
+		ev.ErrorType = t
 	}
 }
 

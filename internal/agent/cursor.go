@@ -37,6 +37,9 @@ var cursor = &Dialect{
 		Session: []string{"conversation_id"},
 		Cwd:     []string{"workspace_roots.0"},
 		Reason:  []string{"status"},
+		// Cursor's hooks documentation: postToolUse's tool_output,
+		// afterShellExecution's output, afterMCPExecution's result_json.
+		ToolOutput: []string{"tool_output", "output", "result_json"},
 	},
 	// Its hooks use Claude-like names (Shell, Read, Edit, Delete, …), its
 	// older events the tools' own; MCP tools are MCP:<tool>.

@@ -115,6 +115,10 @@ type Paths struct {
 	// Error paths may hold a string, a number or a boolean; ToolInput an
 	// object, or an object encoded as a string.
 	Error, ToolInput []string
+	// ToolOutput are where a tool's result is (its output, what it read):
+	// what a surface that promises never to carry it drops (ToolOutput).
+	// "#" is every element of an array.
+	ToolOutput []string
 	// SessionEnv is the variable that names the session when the payload
 	// does not (Gemini CLI's GEMINI_SESSION_ID).
 	SessionEnv string
@@ -323,4 +327,10 @@ func (d *Dialect) ProductName() string {
 		return d.Product
 	}
 	return string(d.Agent)
+}
+
+// ToolOutput are the payload paths where the agent keeps a tool's result,
+// the shared ones (Claude Code's shape) and its own.
+func (d *Dialect) ToolOutput() []string {
+	return append(paths.ToolOutput[:len(paths.ToolOutput):len(paths.ToolOutput)], d.Paths.ToolOutput...)
 }

@@ -37,8 +37,11 @@ var gemini = &Dialect{
 		{"SessionEnd", SessionEnd, false},
 	},
 	Paths: Paths{
-		Session:    []string{"GEMINI_SESSION_ID"},
-		Message:    []string{"prompt_response"},
+		Session: []string{"GEMINI_SESSION_ID"},
+		Message: []string{"prompt_response"},
+		// BeforeModel and AfterModel carry the whole request, the results
+		// of the tools already run among its messages.
+		ToolOutput: []string{"llm_request"},
 		Model:      []string{"llm_request.model"},
 		SessionEnv: "GEMINI_SESSION_ID",
 	},

@@ -60,6 +60,13 @@ var opencode = &Dialect{
 		ErrorType: []string{"properties.error.name"},
 		Error:     []string{"properties.error.data.message", "properties.part.state.error"},
 		ToolInput: []string{"output.args", "input.args", "properties.part.state.input", "properties.metadata"},
+		// tool.execute.after's output is the tool's result {title, output,
+		// metadata}: output is the command's output or the file read (the
+		// plugin cuts it at 16 KiB), metadata what the tool adds (an edit's
+		// diff and the file before and after); a completed tool part keeps
+		// its output in state.output (the plugin hands over only parts in
+		// error). The title (a command, a path) stays.
+		ToolOutput: []string{"output.output", "output.metadata", "properties.part.state.output"},
 	},
 	// The tools 1.18.33 offers the model (websearch with its Exa flag).
 	Tools: map[string]string{

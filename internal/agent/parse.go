@@ -149,6 +149,7 @@ var paths = Paths{
 	ErrorType:  []string{"error_type"},
 	Error:      []string{"error", "error.message", "error_message"},
 	ToolInput:  []string{"tool_input"},
+	ToolOutput: []string{"tool_response", "tool_calls.#.tool_response"}, // PostToolBatch's, per call
 }
 
 func fill(ev *Event, d *Dialect, p gjson.Result) {

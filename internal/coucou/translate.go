@@ -139,8 +139,9 @@ func termEditor(in Input) string {
 	return ""
 }
 
-// dropped are fields the app never reads and that can be huge.
-var dropped = []string{"tool_response", "transcript_path", "transcriptPath"}
+// dropped are fields the app never reads and that can be huge. A tool's
+// output goes too, wherever the agent's dialect keeps it (dropToolOutput).
+var dropped = []string{"transcript_path", "transcriptPath"}
 
 // terminal is the context the app uses to find the terminal or IDE to
 // focus, read from the environment; it never overwrites the payload.
@@ -212,6 +213,15 @@ func Translate(payload []byte, in Input) (line []byte, event string, ok bool) {
 	for _, f := range dropped {
 		delete(p, f)
 	}
+	dropToolOutput(p, in)
+	if ev := in.Parsed; ev != nil && (ev.Kind == agent.ToolEnd && !ev.OK || ev.Kind == agent.Interrupted && ev.Tool != "") {
+		// A failed tool's error is its first line ("Exit code 3"), not the
+		// output some agents add below it (Claude Code's stderr, Qwen Code's
+		// whole report).
+		if s, ok := p["error"].(string); ok {
+			p["error"] = firstLine(s)
+		}
+	}
 
 	tool := p["tool_name"]
 	if in.Parsed != nil && in.Parsed.Tool != "" {
@@ -232,6 +242,50 @@ func Translate(payload []byte, in Input) (line []byte, event string, ok bool) {
 			return line, event, true
 		}
 		// Too many fields for the app's cap even so: cap harder.
+	}
+}
+
+// dropToolOutput removes a tool's result (its output, the files it read)
+// wherever the agent keeps it: the app is promised none. The agent is the
+// dialect's that read the payload, else the one --agent names (a name no
+// dialect has: Claude Code's shape).
+func dropToolOutput(p map[string]any, in Input) {
+	a := agent.Agent(in.Agent)
+	if in.Parsed != nil {
+		a = in.Parsed.Agent
+	}
+	d, _ := agent.For(a)
+	for _, path := range d.ToolOutput() {
+		dropPath(p, strings.Split(path, "."))
+	}
+}
+
+// firstLine is the first line of s that is not blank, trimmed.
+func firstLine(s string) string {
+	for line := range strings.SplitSeq(s, "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			return line
+		}
+	}
+	return ""
+}
+
+// dropPath deletes the value at path, "#" standing for every element of
+// an array.
+func dropPath(v any, path []string) {
+	switch x := v.(type) {
+	case map[string]any:
+		if len(path) == 1 {
+			delete(x, path[0])
+		} else if len(path) > 1 {
+			dropPath(x[path[0]], path[1:])
+		}
+	case []any:
+		if len(path) > 1 && path[0] == "#" {
+			for _, e := range x {
+				dropPath(e, path[1:])
+			}
+		}
 	}
 }
 
@@ -285,7 +339,12 @@ func fillAliases(p map[string]any, in Input) {
 		setDefault(p, "last_assistant_message", ev.Message)
 	}
 	if ev.Kind == agent.Error && ev.Error != "" {
-		setDefault(p, "error", ev.Error) // what a failed turn's card says
+		// What a failed turn's card says: the app reads a string, so an
+		// agent's error object (Copilot's {message, name, stack}) gives way
+		// to the message the dialect read from it.
+		if s, ok := p["error"].(string); !ok || s == "" {
+			p["error"] = ev.Error
+		}
 	}
 }
 

@@ -207,13 +207,15 @@ var (
 	apis   = map[*testscript.TestScript]map[string]*modelapi.Server{}
 )
 
-// cmdModelAPI: modelapi NAME WIRE SCRIPT [subagent=SCRIPT] [fail=STATUS]
+// cmdModelAPI: modelapi NAME WIRE SCRIPT [subagent=SCRIPT] [fail=STATUS[xN]]
 // Starts the scripted model API on loopback and exports NAME_URL.
 // SCRIPT is a JSON file ($WORK is expanded in it, for absolute paths).
-// With fail, every request gets that HTTP status (an API error).
+// With fail, every request gets that HTTP status (an API error); with
+// fail=STATUSxN only the first N do, and the script serves the rest (an
+// agent's retry that goes on).
 func cmdModelAPI(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 3 {
-		ts.Fatalf("usage: modelapi NAME WIRE SCRIPT [subagent=SCRIPT] [fail=STATUS]")
+		ts.Fatalf("usage: modelapi NAME WIRE SCRIPT [subagent=SCRIPT] [fail=STATUS[xN]]")
 	}
 	load := func(file string) modelapi.Script {
 		b := strings.ReplaceAll(ts.ReadFile(file), "$WORK", ts.Getenv("WORK"))
@@ -233,7 +235,13 @@ func cmdModelAPI(ts *testscript.TestScript, neg bool, args []string) {
 			}
 		}
 		if f, ok := strings.CutPrefix(a, "fail="); ok {
-			if _, err := fmt.Sscan(f, &s.Fail); err != nil {
+			status, times, _ := strings.Cut(f, "x")
+			if times != "" {
+				if _, err := fmt.Sscan(times, &s.FailTimes); err != nil || s.FailTimes < 1 {
+					ts.Fatalf("modelapi: fail=%s: want STATUSxN, N at least 1", f)
+				}
+			}
+			if _, err := fmt.Sscan(status, &s.Fail); err != nil {
 				ts.Fatalf("modelapi: fail=%s: %v", f, err)
 			}
 		}

@@ -115,6 +115,34 @@ func TestFail(t *testing.T) {
 	}
 }
 
+// FailTimes fails the first requests only: the retry after them gets the
+// script's first step.
+func TestFailTimes(t *testing.T) {
+	s := &Server{Wire: "chat", Script: script, Fail: 500, FailTimes: 2}
+	url, err := s.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for i, want := range []int{500, 500, 200, 200} {
+		resp, err := http.Post(url+"/v1/chat/completions", "application/json", strings.NewReader(`{"model":"m","tools":[{}],"messages":[{"role":"user","content":"go"}]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("request %d: %d, want %d", i+1, resp.StatusCode, want)
+		}
+	}
+	var kinds string
+	for _, e := range s.Exchanges() {
+		kinds += e.Kind + " "
+	}
+	if kinds != "error error step step " {
+		t.Errorf("kinds: %s", kinds)
+	}
+}
+
 // Qwen Code's subagents get their own script.
 func TestChatSubagent(t *testing.T) {
 	sub := Script{Steps: []Step{{Tool: "run_shell_command", Input: json.RawMessage(`{"command":"echo sub"}`)}}, Answer: "Sub done."}

@@ -113,11 +113,15 @@ type Server struct {
 	// an error body in the OpenAI/Anthropic shape: an API error, for the
 	// agents' error paths.
 	Fail int
+	// FailTimes, when set, limits Fail to the first FailTimes requests;
+	// the ones after get the script (an agent that retries, then goes on).
+	FailTimes int
 
 	mu        sync.Mutex
 	exchanges []Exchange
 	sides     int
 	ids       int
+	failed    int // requests counted by failing
 	ln        net.Listener
 	srv       *http.Server
 }
@@ -169,7 +173,7 @@ func (s *Server) Served() (all, scripted Usage, responses int) {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	ex := Exchange{Wire: s.Wire, Method: r.Method, Path: r.URL.RequestURI(), Body: body, Kind: "unknown"}
-	if s.Fail != 0 {
+	if s.failing() {
 		ex.Kind, ex.Model = "error", gjson.GetBytes(body, "model").String()
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(s.Fail)
@@ -196,6 +200,21 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.exchanges = append(s.exchanges, ex)
 	s.mu.Unlock()
+}
+
+// failing reports whether this request gets Fail: every one, or the first
+// FailTimes.
+func (s *Server) failing() bool {
+	if s.Fail == 0 {
+		return false
+	}
+	if s.FailTimes == 0 {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failed++
+	return s.failed <= s.FailTimes
 }
 
 // turn picks the script and the step for a request that offers tools and

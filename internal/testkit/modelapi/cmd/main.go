@@ -26,8 +26,9 @@ func main() {
 	sub := flag.String("subagent", "", "the script for subagents (Claude Code's, marked cc_is_subagent=true; on the chat wire Qwen Code's)")
 	logDir := flag.String("log", "", "directory for the requests and exchanges")
 	fail := flag.Int("fail", 0, "answer every request with this HTTP status and an error body (an API error)")
+	failTimes := flag.Int("fail-times", 0, "with -fail, fail only the first N requests, then serve the script")
 	flag.Parse()
-	s := &modelapi.Server{Wire: *wire, Fail: *fail}
+	s := &modelapi.Server{Wire: *wire, Fail: *fail, FailTimes: *failTimes}
 	load := func(file string, into *modelapi.Script) {
 		b, err := os.ReadFile(file)
 		if err == nil {

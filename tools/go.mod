@@ -1,3 +1,14 @@
+// The release and lint tools (GoReleaser, staticcheck): a module of their
+// own, so that the project's go.mod lists only what the binaries and their
+// tests use. Run them from the repository's root:
+//
+//	go tool -modfile=tools/go.mod goreleaser check
+//	go tool -modfile=tools/go.mod staticcheck ./...
+//
+// Change them here, inside tools/ (from the root, with -modfile, the go
+// command would take the project's packages for this module's):
+//
+//	cd tools && go get -tool <package>@<version> && go mod tidy
 module github.com/hookwire/hookwire/tools
 
 go 1.26.1

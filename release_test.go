@@ -155,7 +155,7 @@ func TestSnapshotRelease(t *testing.T) {
 		case !ok:
 			t.Errorf("%s has no %s", filepath.Base(pkg), p.path)
 		case !bytes.Equal(got, license):
-			t.Errorf("%s: %s differs from LICENSE:\n%s", filepath.Base(pkg), p.path, got)
+			t.Errorf("%s: %s differs from LICENSE: %q…", filepath.Base(pkg), p.path, got[:min(len(got), 80)])
 		}
 	}
 
@@ -333,7 +333,7 @@ func aurPackage(t *testing.T, pkgbuild, archive string, license []byte) {
 	}
 	got, err := os.ReadFile(filepath.Join(pkgdir, "usr", "share", "licenses", "hookwire-bin", "LICENSE"))
 	if err != nil || !bytes.Equal(got, license) {
-		t.Errorf("the AUR package's /usr/share/licenses/hookwire-bin/LICENSE: %v; want LICENSE's bytes:\n%s", err, got)
+		t.Errorf("the AUR package's /usr/share/licenses/hookwire-bin/LICENSE: %v; want LICENSE's bytes, not %q…", err, got[:min(len(got), 80)])
 	}
 }
 

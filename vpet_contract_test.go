@@ -42,7 +42,7 @@ var agenticaContract = []contractRow{
 // seconds, transport with ppid, payload), the event's default title, only
 // the keys the payload table lists for the event, and the prompt and answer
 // clipped as clip_text does (500 code points and "…"). The deliberate
-// differences (the README's): source names the agent, not "agentica".
+// differences (docs/vpet.md's): source names the agent, not "agentica".
 func TestVPetAgenticaContract(t *testing.T) {
 	bin, err := testkit.BuildSuite(".")
 	if err != nil {

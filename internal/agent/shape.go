@@ -2,7 +2,7 @@ package agent
 
 import "fmt"
 
-// String is how the shape lays out hooks, for people (the README's settings
+// String is how the shape lays out hooks, for people (docs/settings.md's settings
 // table, generated from the dialects).
 func (s Shape) String() string {
 	switch s {

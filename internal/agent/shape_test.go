@@ -6,7 +6,7 @@ import (
 )
 
 // TestShapesDescribed: every shape an agent's hooks take is described for
-// the README's settings table (a new Shape needs its line in String).
+// docs/settings.md's settings table (a new Shape needs its line in String).
 func TestShapesDescribed(t *testing.T) {
 	for _, d := range Installable() {
 		if s := d.Settings.Shape.String(); strings.HasPrefix(s, "shape ") {

@@ -9,7 +9,7 @@ import (
 )
 
 // A Var is an environment variable a binary reads, with what it means: the
-// one source of the variable tables in --help and the README.
+// one source of the variable tables in --help and docs/environment.md.
 type Var struct {
 	Name string
 	// Also are other names that mean the same (a peer's spelling of it).

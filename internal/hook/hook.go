@@ -606,6 +606,9 @@ func (inv *Invocation) parse(agentFlag string, args []string, answerWait time.Du
 			Terminal:    controllingTerminal,
 		})
 	})
+	if recordPayload != nil {
+		recordPayload(ev)
+	}
 	if len(in.Data) > 0 && ev.Raw == nil && !jsonArg(args) {
 		inv.Notef("stdin: %d bytes that are not a JSON object: ignored", len(in.Data))
 	}

@@ -91,7 +91,7 @@ type Spec struct {
 	// Test is what doctor --send runs.
 	Test Test
 	// Env are the binary's own variables, read where the agent runs it:
-	// --help and the README list them with every binary's (hook.Env), and
+	// --help and docs/environment.md list them with every binary's (hook.Env), and
 	// doctor says which of them an agent keeps from its hooks (Gemini CLI's
 	// redaction).
 	Env []Var

@@ -32,13 +32,38 @@ import (
 // moduleRoot is the repository, from this package's directory.
 const moduleRoot = "../.."
 
-// agent is one pinned agent CLI.
+// agent is one agent CLI the suite runs.
 type agent struct {
 	cmd, pkg, version string
 }
 
+// pinned reads scripts/agents.pin: the versions the suite runs by default,
+// and whose payloads testdata/agents/ holds.
 func pinned(t *testing.T) []agent {
-	b, err := os.ReadFile(filepath.Join(moduleRoot, "scripts", "agents.pin"))
+	return readPins(t, filepath.Join(moduleRoot, "scripts", "agents.pin"))
+}
+
+// agentSet is the agents the suite runs: the pinned ones, or with
+// HOOKWIRE_AGENTS_SET=latest the newest releases, which `scripts/agents
+// --latest` installed and listed in latest.pin beside them (the canary).
+func agentSet(t *testing.T) []agent {
+	switch set := os.Getenv("HOOKWIRE_AGENTS_SET"); set {
+	case "", "pinned":
+		return pinned(t)
+	case "latest":
+		file := filepath.Join(agentsRoot(), "latest.pin")
+		if _, err := os.Stat(file); err != nil {
+			t.Fatalf("HOOKWIRE_AGENTS_SET=latest: %v (run scripts/agents --latest)", err)
+		}
+		return readPins(t, file)
+	default:
+		t.Fatalf("HOOKWIRE_AGENTS_SET=%q: want pinned or latest", set)
+		return nil
+	}
+}
+
+func readPins(t *testing.T, file string) []agent {
+	b, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,15 +77,19 @@ func pinned(t *testing.T) []agent {
 	return out
 }
 
+// agentsRoot is where scripts/agents installs the agents.
+func agentsRoot() string {
+	if root := os.Getenv("HOOKWIRE_AGENTS"); root != "" {
+		return root
+	}
+	home, _ := os.UserHomeDir()
+	return filepath.Join(home, ".cache", "hookwire", "agents")
+}
+
 // path is where scripts/agents installs the agent.
 func (a agent) path() string {
-	root := os.Getenv("HOOKWIRE_AGENTS")
-	if root == "" {
-		home, _ := os.UserHomeDir()
-		root = filepath.Join(home, ".cache", "hookwire", "agents")
-	}
 	dir := strings.ReplaceAll(strings.TrimPrefix(a.pkg, "@"), "/", "-") + "@" + a.version
-	return filepath.Join(root, dir, "node_modules", ".bin", a.cmd)
+	return filepath.Join(agentsRoot(), dir, "node_modules", ".bin", a.cmd)
 }
 
 var update = flag.Bool("u", false, "update the goldens in place (review the diff)")
@@ -85,7 +114,7 @@ func TestLive(t *testing.T) {
 	if err != nil {
 		t.Skip("live: node is not on PATH (the agents need it; then run scripts/agents)")
 	}
-	agents := pinned(t)
+	agents := agentSet(t)
 	var missing []string
 	for _, a := range agents {
 		if _, err := os.Stat(a.path()); err != nil {
@@ -95,10 +124,14 @@ func TestLive(t *testing.T) {
 	if len(missing) == len(agents) {
 		t.Skipf("live: no pinned agent is installed (run scripts/agents): %s", strings.Join(missing, ", "))
 	}
-	bin, err := testkit.BuildSuite(moduleRoot)
+	// The payload recorder (hookwire_record) keeps what every hook was
+	// handed, for the shape check once every script has run.
+	bin, err := testkit.BuildSuite(moduleRoot, "hookwire_record")
 	if err != nil {
 		t.Fatal(err)
 	}
+	payloads := t.TempDir()
+	t.Cleanup(func() { checkShapes(t, payloads, agents, pinned(t)) })
 	cmds := testkit.Commands()
 	cmds["modelapi"] = cmdModelAPI
 	cmds["modelapi-usage"] = cmdModelAPIUsage
@@ -146,6 +179,8 @@ func TestLive(t *testing.T) {
 				"GEMINI_SESSION_ID", "CODEX_HOME", "COPILOT_HOME", "GITHUB_SHA", "CI"} {
 				env.Setenv(k, "")
 			}
+			script := strings.TrimPrefix(filepath.Base(env.WorkDir), "script-")
+			env.Setenv("HOOKWIRE_RECORD_DIR", filepath.Join(payloads, script))
 			home := filepath.Join(env.WorkDir, "home")
 			env.Setenv("HOME", home)
 			env.Setenv("XDG_RUNTIME_DIR", filepath.Join(env.WorkDir, "run"))

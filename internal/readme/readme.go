@@ -1,17 +1,20 @@
-// Package readme renders the README's tables of data from the code that
-// holds the data: the agents' dialects (internal/agent), what each binary
-// installs and reads (its install.Spec), the variables every binary reads
-// (hook.Env). A new agent (one Dialect) or a new variable shows in the
-// README with no edit here.
+// Package readme renders the documentation's tables of data from the code
+// that holds the data: the agents' dialects (internal/agent), what each
+// binary installs and reads (its install.Spec), the variables every binary
+// reads (hook.Env). A new agent (one Dialect) or a new variable shows in the
+// docs with no edit here.
 //
-// README.md and ARCHITECTURE.md mark each table:
+// README.md, ARCHITECTURE.md and the pages of docs/ that hold a table (the
+// test's list says which) mark each table:
 //
 //	<!-- generated: agents -->
 //	…
 //	<!-- end -->
 //
-// and Update rewrites what is between the marks. The test fails when the
-// file is not current; go generate ./internal/readme makes it so.
+// and Update rewrites what is between the marks. The test fails when a
+// file is not current, or a table is not where its list says; go generate
+// ./internal/readme makes them current. Its other tests check every
+// relative link of the Markdown files, and that the README stays short.
 package readme
 
 import (
@@ -49,7 +52,7 @@ func surfaces() []surface {
 	return out
 }
 
-// Tables are the README's generated tables, by the name their marks give.
+// Tables are the documentation's generated tables, by the name their marks give.
 var Tables = map[string]func() string{
 	"agents":   agentsTable,
 	"settings": settingsTable,

@@ -17,25 +17,37 @@ import (
 
 //go:generate go test -run ^TestREADME$ -update
 
-var update = flag.Bool("update", false, "rewrite the generated tables of README.md and ARCHITECTURE.md")
+var update = flag.Bool("update", false, "rewrite the generated tables of README.md, ARCHITECTURE.md and docs/")
 
-// docs are the files with generated tables, and whether each must hold
-// every table.
+// root is the repository, from this package's directory.
+const root = "../.."
+
+// docs are the files with generated tables (slash paths from the
+// repository's root), and the tables each holds. A table moved to another
+// page moves here too: the test fails on a page that lost one of its tables,
+// on a table that is on no page, and on a marked file not listed here (go
+// generate would leave its tables stale).
 var docs = []struct {
-	path string
-	all  bool
+	path   string
+	tables []string
 }{
-	{"../../README.md", true},
-	{"../../ARCHITECTURE.md", false},
+	{"README.md", []string{"agents"}},
+	{"ARCHITECTURE.md", []string{"events", "settings"}},
+	{"docs/agents.md", []string{"agents", "events", "surfaces", "hooks"}},
+	{"docs/coucou.md", []string{"replies"}},
+	{"docs/settings.md", []string{"settings"}},
+	{"docs/environment.md", []string{"env"}},
 }
 
-// TestREADME fails when a generated table of README.md or ARCHITECTURE.md
-// is not what the code says (an agent, a setting or a variable changed, or
-// the table was edited by hand).
+// TestREADME fails when a generated table of README.md, ARCHITECTURE.md or
+// a page of docs/ is not what the code says (an agent, a setting or a
+// variable changed, or the table was edited by hand), or is not where docs
+// says it is.
 func TestREADME(t *testing.T) {
+	held := map[string]bool{}
 	for _, doc := range docs {
-		name := filepath.Base(doc.path)
-		have, err := os.ReadFile(doc.path)
+		name := doc.path
+		have, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(doc.path)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -43,22 +55,50 @@ func TestREADME(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		for table := range Tables {
-			if doc.all && !bytes.Contains(have, []byte("<!-- generated: "+table+" -->\n")) {
-				t.Errorf("%s has no <!-- generated: %s --> table", name, table)
-			}
+		if got := markedTables(have); !slices.Equal(got, sortStrings(slices.Clone(doc.tables))) {
+			t.Errorf("%s holds the generated tables %v, docs says %v: move the mark back, or say where the table went in docs", name, got, doc.tables)
+		}
+		for _, table := range doc.tables {
+			held[table] = true
 		}
 		if bytes.Equal(want, have) {
 			continue
 		}
 		if *update {
-			if err := os.WriteFile(doc.path, want, 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(root, filepath.FromSlash(doc.path)), want, 0o644); err != nil {
 				t.Fatal(err)
 			}
 			continue
 		}
 		t.Errorf("%s's generated tables are not current: run go generate ./internal/readme\n%s", name, firstDiff(name, have, want))
 	}
+	for _, table := range names() {
+		if !held[table] {
+			t.Errorf("no page in docs holds the <!-- generated: %s --> table", table)
+		}
+	}
+	listed := map[string]bool{}
+	for _, doc := range docs {
+		listed[doc.path] = true
+	}
+	for _, f := range markdownFiles(t) {
+		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tables := markedTables(b); len(tables) > 0 && !listed[f] {
+			t.Errorf("%s holds generated tables %v but is not in docs: go generate would not update it", f, tables)
+		}
+	}
+}
+
+// markedTables names the generated tables of a file, sorted.
+func markedTables(doc []byte) []string {
+	var out []string
+	for _, m := range marks.FindAllSubmatch(doc, -1) {
+		out = append(out, string(m[2]))
+	}
+	return sortStrings(out)
 }
 
 // firstDiff shows the first line that differs.

@@ -75,7 +75,7 @@ func agentsTable() string {
 		}
 		writes := "none"
 		if d.Settings != nil {
-			writes = "yes (Settings, below)"
+			writes = "yes (see Settings)"
 		}
 		t.add(d.Title, codes(append([]string{string(d.Agent)}, d.Aliases...)), told, writes)
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 )
 
@@ -20,13 +21,18 @@ var (
 
 // BuildSuite builds every command under cmd/ (and the quiettrue stand-in)
 // once per test process, as released, and returns the directory holding them.
-func BuildSuite(moduleRoot string) (string, error) {
+// Build tags, if any, are those of the first call (the live suite's
+// hookwire_record adds its payload recorder).
+func BuildSuite(moduleRoot string, tags ...string) (string, error) {
 	buildOnce.Do(func() {
 		buildDir, buildErr = os.MkdirTemp("", "hookwire-bin-")
 		if buildErr != nil {
 			return
 		}
 		args := append([]string{"build", "-o", buildDir + string(os.PathSeparator)}, ReleaseFlags...)
+		if len(tags) > 0 {
+			args = append(args, "-tags="+strings.Join(tags, ","))
+		}
 		args = append(args, "./cmd/...", "./internal/testkit/quiettrue")
 		cmd := exec.Command(goTool(), args...)
 		cmd.Dir = moduleRoot

@@ -15,7 +15,7 @@ import (
 
 // served sums what the scripted API served (testdata/recorded/*/served.jsonl,
 // one line per API call), each wire mapped to the four figures by the
-// README's meaning, from the API's own fields: a computation that shares
+// meaning of docs/pulse.md, from the API's own fields: a computation that shares
 // nothing with the transcript readers. Gemini's JSON-mode calls (the model
 // router's classification) are left out and counted apart: Gemini CLI
 // writes them nowhere.

@@ -114,7 +114,7 @@ func (a *Agent) id(prefix string) string {
 }
 
 // usage draws one response's figures in the agent's own terms, and returns
-// them with what they mean (the README's four figures).
+// them with what they mean (the four figures of docs/pulse.md).
 func (a *Agent) usage() (in, cached, written, out, extra int64) {
 	in = int64(500 + a.rng.IntN(90000))
 	cached = int64(a.rng.IntN(int(in)))

@@ -35,21 +35,12 @@
           inherit version;
           src = self;
 
-          # The NAR hash of `go mod vendor`'s output, after postPatch. When
-          # go.mod or go.sum change, TestFlakeVendorHash (flake_test.go)
-          # fails and prints the new one; nix build with lib.fakeHash here
-          # reports the same.
-          vendorHash = "sha256-EShMq69wdWFuJdE85hpsJmsqOzBCUZTNXzlsXipOh1U=";
-
-          # The development tools pinned in go.mod (GoReleaser, staticcheck)
-          # are no part of the binaries: leaving them out of go.mod here
-          # keeps their 110 MB of modules out of the vendor directory.
-          # nixpkgs runs postPatch before `go mod vendor` too.
-          postPatch = ''
-            go mod edit \
-              -droptool=github.com/goreleaser/goreleaser/v2 \
-              -droptool=honnef.co/go/tools/cmd/staticcheck
-          '';
+          # The NAR hash of `go mod vendor`'s output. When go.mod or go.sum
+          # change, TestFlakeVendorHash (flake_test.go) fails and prints the
+          # new one; nix build with lib.fakeHash here reports the same. The
+          # development tools (GoReleaser, staticcheck) are a module of their
+          # own, tools/go.mod, which the vendor directory leaves out.
+          vendorHash = "sha256-fvbXVeT/6R9aH4A2qJFq1ciY7wyAAgn9qi4yElVRheY=";
 
           subPackages = map (b: "cmd/${b}") binaries;
           env.CGO_ENABLED = 0;
@@ -62,6 +53,7 @@
           meta = {
             description = "Tiny fail-open hooks that tell desktop status surfaces what coding agents do";
             homepage = "https://github.com/hookwire/hookwire";
+            license = nixpkgs.lib.licenses.mit;
             mainProgram = "pulse-claude";
             platforms = nixpkgs.lib.platforms.linux ++ nixpkgs.lib.platforms.darwin;
           };

@@ -1,6 +1,7 @@
 package hookwire_test
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
@@ -16,8 +17,8 @@ import (
 )
 
 // TestFlakeVendorHash keeps flake.nix's vendorHash true: it does what
-// nixpkgs' buildGoModule does to compute it (postPatch's go mod edit, then
-// go mod vendor, then the NAR hash of the vendor directory) and compares.
+// nixpkgs' buildGoModule does to compute it (go mod vendor, then the NAR
+// hash of the vendor directory) and compares.
 // A change to go.mod or go.sum that forgets flake.nix fails here, not in a
 // Nix user's build.
 func TestFlakeVendorHash(t *testing.T) {
@@ -35,12 +36,10 @@ func TestFlakeVendorHash(t *testing.T) {
 		t.Fatal("flake.nix: no vendorHash")
 	}
 	want := string(m[1])
-	var drops []string
-	for _, d := range regexp.MustCompile(`-droptool=(\S+)`).FindAllSubmatch(flake, -1) {
-		drops = append(drops, "-droptool="+string(d[1]))
-	}
-	if len(drops) == 0 {
-		t.Fatal("flake.nix: postPatch drops no tool")
+	// A postPatch would change go.mod before go mod vendor, and this test
+	// does not: the tools that once needed one live in tools/go.mod.
+	if bytes.Contains(flake, []byte("postPatch")) {
+		t.Fatal("flake.nix: a postPatch, which this test does not apply before go mod vendor")
 	}
 
 	// The source as Nix sees it: the tracked files.
@@ -61,13 +60,11 @@ func TestFlakeVendorHash(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, args := range [][]string{append([]string{"mod", "edit"}, drops...), {"mod", "vendor"}} {
-		cmd := exec.Command("go", args...)
-		cmd.Dir = src
-		cmd.Env = append(os.Environ(), "GOFLAGS=", "GOTOOLCHAIN=local")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
+	cmd := exec.Command("go", "mod", "vendor")
+	cmd.Dir = src
+	cmd.Env = append(os.Environ(), "GOFLAGS=", "GOTOOLCHAIN=local")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go mod vendor: %v\n%s", err, out)
 	}
 	sum, err := narSum(filepath.Join(src, "vendor"))
 	if err != nil {
@@ -82,6 +79,25 @@ func TestFlakeVendorHash(t *testing.T) {
 		if got := strings.TrimSpace(string(out)); err != nil || got != hex.EncodeToString(sum) {
 			t.Errorf("nix-hash --type sha256 vendor: %q, %v; narSum: %x", got, err, sum)
 		}
+	}
+}
+
+// The Nix package says the license LICENSE grants, as nixpkgs names it.
+func TestFlakeLicense(t *testing.T) {
+	t.Parallel()
+	flake, err := os.ReadFile("flake.nix")
+	if err != nil {
+		t.Fatal(err)
+	}
+	license, err := os.ReadFile("LICENSE")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(license, []byte("MIT License\n")) {
+		t.Fatalf("LICENSE is not the MIT license: flake.nix's meta.license needs updating with it")
+	}
+	if !regexp.MustCompile(`(?m)^\s*license = nixpkgs\.lib\.licenses\.mit;$`).Match(flake) {
+		t.Error("flake.nix: meta has no license = nixpkgs.lib.licenses.mit")
 	}
 }
 

@@ -2,9 +2,11 @@ package hookwire_test
 
 import (
 	"archive/zip"
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -15,7 +17,8 @@ const modulePath = "github.com/hookwire/hookwire"
 // TestGoInstall runs the README's `go install …/cmd/...@latest` against a
 // module proxy on disk that serves this work tree as v1.2.3 (and every
 // dependency from the module cache: no network), and checks that every
-// binary installs and reports v1.2.3.
+// binary installs and reports v1.2.3, and that the module as downloaded
+// carries the LICENSE (what pkg.go.dev and a go install user get).
 func TestGoInstall(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -50,19 +53,27 @@ func TestGoInstall(t *testing.T) {
 	}
 	writeModuleZip(t, filepath.Join(dir, version+".zip"), modulePath+"@"+version+"/", files)
 
-	bin := t.TempDir()
+	bin, modcache := t.TempDir(), t.TempDir()
 	cmd := exec.Command("go", "install", modulePath+"/cmd/...@latest")
 	cmd.Dir = t.TempDir() // outside this module, as a user runs it
 	cmd.Env = append(os.Environ(),
 		"GOBIN="+bin,
 		"GOPROXY="+fileURL(proxy)+","+fileURL(filepath.Join(strings.TrimSpace(string(gomodcache)), "cache", "download")),
-		"GOMODCACHE="+t.TempDir(), // not the real cache: v1.2.3 would stay in it
-		"GOFLAGS=-modcacherw",     // so that the test can remove it
-		"GOSUMDB=off",             // the proxy's modules are this tree and the verified cache
+		"GOMODCACHE="+modcache, // not the real cache: v1.2.3 would stay in it
+		"GOFLAGS=-modcacherw",  // so that the test can remove it
+		"GOSUMDB=off",          // the proxy's modules are this tree and the verified cache
 		"GOTOOLCHAIN=local",
 	)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go install: %v\n%s", err, out)
+	}
+	license, err := os.ReadFile("LICENSE")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(modcache, filepath.FromSlash(modulePath)+"@"+version, "LICENSE"))
+	if err != nil || !bytes.Equal(got, license) {
+		t.Errorf("the downloaded module's LICENSE: %v; want LICENSE's bytes, not %q…", err, got[:min(len(got), 80)])
 	}
 	for _, name := range commands(t) {
 		path := filepath.Join(bin, name)
@@ -99,9 +110,16 @@ func exe() string {
 }
 
 // writeModuleZip writes files (slash paths from the work tree) as a module
-// zip: every file under prefix.
+// zip: every file under prefix, but those of a nested module (tools/, with
+// its own go.mod), which a module zip leaves out.
 func writeModuleZip(t *testing.T, path, prefix string, files []string) {
 	t.Helper()
+	var nested []string
+	for _, name := range files {
+		if dir, ok := strings.CutSuffix(name, "/go.mod"); ok {
+			nested = append(nested, dir+"/")
+		}
+	}
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
@@ -109,6 +127,9 @@ func writeModuleZip(t *testing.T, path, prefix string, files []string) {
 	defer f.Close()
 	zw := zip.NewWriter(f)
 	for _, name := range files {
+		if slices.ContainsFunc(nested, func(dir string) bool { return strings.HasPrefix(name, dir) }) {
+			continue
+		}
 		b, err := os.ReadFile(filepath.FromSlash(name))
 		if os.IsNotExist(err) {
 			continue // deleted in the work tree, not yet in the index

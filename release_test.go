@@ -3,17 +3,22 @@ package hookwire_test
 import (
 	"archive/tar"
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
 	"debug/elf"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -24,15 +29,17 @@ const (
 	releaseGoarch = "goarch: [amd64, arm64]"
 )
 
-// TestSnapshotRelease runs the release (GoReleaser, pinned in go.mod) as a
-// snapshot for this machine's platform only, into a scratch dist, and checks
-// what a user would get: the archive with every binary, SHA256SUMS that
-// match, and the .deb: its listing, and every binary unpacked from it
-// reporting the release's version. The .rpm, .apk and Arch packages come
-// from the same nFPM contents. It runs when HOOKWIRE_RELEASE_TEST is set, as
-// .ci/run sets it. The full six-platform snapshot is
+// TestSnapshotRelease runs the release (GoReleaser, pinned in tools/go.mod)
+// as a snapshot for this machine's platform only, into a scratch dist, and
+// checks what a user would get: the archive with every binary, SHA256SUMS
+// that match, the .deb: its listing, and every binary unpacked from it
+// reporting the release's version; and in the archive and every package
+// (.deb, .rpm, .apk, Arch), the LICENSE, byte for byte, where that format
+// wants it. The .rpm, .apk and Arch packages come from the same nFPM
+// contents. It runs when HOOKWIRE_RELEASE_TEST is set, as .ci/run sets it.
+// The full six-platform snapshot is
 //
-//	go tool goreleaser release --snapshot --clean --skip=publish
+//	go tool -modfile=tools/go.mod goreleaser release --snapshot --clean --skip=publish
 func TestSnapshotRelease(t *testing.T) {
 	t.Parallel()
 	if os.Getenv("HOOKWIRE_RELEASE_TEST") == "" {
@@ -42,6 +49,9 @@ func TestSnapshotRelease(t *testing.T) {
 	}
 	if _, err := exec.LookPath("dpkg-deb"); err != nil {
 		t.Skip("no dpkg-deb to list and unpack the .deb (Debian's dpkg; .ci/run has it on Linux)")
+	}
+	if _, err := exec.LookPath("zstd"); err != nil {
+		t.Skip("no zstd to open the Arch package (.ci/run installs it)")
 	}
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git: GoReleaser versions the snapshot from the repository")
@@ -68,10 +78,15 @@ func TestSnapshotRelease(t *testing.T) {
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// The cask and the AUR package want every platform's archives; the
-	// host-only run has one.
-	cmd := exec.Command("go", "tool", "goreleaser", "release", "--snapshot", "--clean",
-		"--skip=publish,homebrew,aur", "--config", cfgPath)
+	// The cask names no license (Homebrew casks have no such stanza); what
+	// it installs is the archive, checked below. The AUR's PKGBUILD wants a
+	// Linux archive.
+	skip := "publish,homebrew"
+	if runtime.GOOS != "linux" {
+		skip += ",aur"
+	}
+	cmd := exec.Command("go", "tool", "-modfile=tools/go.mod", "goreleaser", "release", "--snapshot", "--clean",
+		"--skip="+skip, "--config", cfgPath)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("goreleaser: %v\n%s", err, out)
 	}
@@ -116,15 +131,40 @@ func TestSnapshotRelease(t *testing.T) {
 	}
 	archive := byEnd("_" + runtime.GOOS + "_" + runtime.GOARCH + ".tar.gz") // a zip on Windows, which has no dpkg-deb
 	deb := byEnd(".deb")
-	for _, end := range []string{".rpm", ".apk", ".pkg.tar.zst"} {
-		byEnd(end)
-	}
 	if len(files) != 5 {
 		t.Errorf("SHA256SUMS lists %d files, want the archive and four packages:\n%s", len(files), sums)
 	}
 
-	// The archive: every binary, the README and the design.
-	want := append(slices.Clone(cmds), "ARCHITECTURE.md", "README.md")
+	// The LICENSE, in the archive and in each package where its format's
+	// policy wants it: Debian's copyright file; /usr/share/licenses for
+	// Fedora, Alpine and Arch.
+	license, err := os.ReadFile("LICENSE")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []struct{ end, path string }{
+		{"_" + runtime.GOOS + "_" + runtime.GOARCH + ".tar.gz", "LICENSE"},
+		{".deb", "usr/share/doc/hookwire/copyright"},
+		{".rpm", "usr/share/licenses/hookwire/LICENSE"},
+		{".apk", "usr/share/licenses/hookwire/LICENSE"},
+		{".pkg.tar.zst", "usr/share/licenses/hookwire/LICENSE"},
+	} {
+		pkg := byEnd(p.end)
+		got, ok := packageFile(t, pkg, p.path)
+		switch {
+		case !ok:
+			t.Errorf("%s has no %s", filepath.Base(pkg), p.path)
+		case !bytes.Equal(got, license):
+			t.Errorf("%s: %s differs from LICENSE: %q…", filepath.Base(pkg), p.path, got[:min(len(got), 80)])
+		}
+	}
+
+	if runtime.GOOS == "linux" {
+		aurPackage(t, filepath.Join(dist, "aur", "hookwire-bin.pkgbuild"), archive, license)
+	}
+
+	// The archive: every binary, the license, the README and the design.
+	want := append(slices.Clone(cmds), "ARCHITECTURE.md", "LICENSE", "README.md")
 	slices.Sort(want)
 	if got := tarNames(t, archive); !slices.Equal(got, want) {
 		t.Errorf("%s holds %q, want %q", filepath.Base(archive), got, want)
@@ -264,4 +304,172 @@ func TestNoNetHTTP(t *testing.T) {
 			t.Errorf("a binary links %s", pkg)
 		}
 	}
+}
+
+// aurPackage checks the AUR's hookwire-bin: its PKGBUILD says MIT, and its
+// package(), run as makepkg runs it (in the unpacked archive, into
+// $pkgdir), installs the LICENSE where Arch wants it.
+func aurPackage(t *testing.T, pkgbuild, archive string, license []byte) {
+	t.Helper()
+	b, err := os.ReadFile(pkgbuild)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?m)^license=\('MIT'\)$`).Match(b) {
+		t.Errorf("%s: no license=('MIT'):\n%s", pkgbuild, b)
+	}
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Logf("no bash: the PKGBUILD's package() not run")
+		return
+	}
+	srcdir, pkgdir := t.TempDir(), t.TempDir()
+	if out, err := exec.Command("tar", "-xzf", archive, "-C", srcdir).CombinedOutput(); err != nil {
+		t.Fatalf("tar -xzf %s: %v\n%s", archive, err, out)
+	}
+	cmd := exec.Command("bash", "-ec", `source "$1"; cd "$srcdir"; package`, "bash", pkgbuild)
+	cmd.Env = append(os.Environ(), "srcdir="+srcdir, "pkgdir="+pkgdir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the PKGBUILD's package(): %v\n%s\n%s", err, out, b)
+	}
+	got, err := os.ReadFile(filepath.Join(pkgdir, "usr", "share", "licenses", "hookwire-bin", "LICENSE"))
+	if err != nil || !bytes.Equal(got, license) {
+		t.Errorf("the AUR package's /usr/share/licenses/hookwire-bin/LICENSE: %v; want LICENSE's bytes, not %q…", err, got[:min(len(got), 80)])
+	}
+}
+
+// packageFile reads the regular file name (a path without a leading slash)
+// from a release archive or a Linux package; ok is false when the package
+// holds no such file.
+func packageFile(t *testing.T, pkg, name string) (b []byte, ok bool) {
+	t.Helper()
+	switch {
+	case strings.HasSuffix(pkg, ".deb"):
+		out, err := exec.Command("dpkg-deb", "--fsys-tarfile", pkg).Output()
+		if err != nil {
+			t.Fatalf("dpkg-deb --fsys-tarfile %s: %v", pkg, err)
+		}
+		return tarFile(t, bytes.NewReader(out), name)
+	case strings.HasSuffix(pkg, ".pkg.tar.zst"):
+		out, err := exec.Command("zstd", "-dc", pkg).Output()
+		if err != nil {
+			t.Fatalf("zstd -dc %s: %v", pkg, err)
+		}
+		return tarFile(t, bytes.NewReader(out), name)
+	case strings.HasSuffix(pkg, ".rpm"):
+		return rpmFile(t, pkg, name)
+	}
+	f, err := os.Open(pkg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	br := bufio.NewReader(f)
+	zr, err := gzip.NewReader(br)
+	if err != nil {
+		t.Fatalf("%s: %v", pkg, err)
+	}
+	if !strings.HasSuffix(pkg, ".apk") {
+		return tarFile(t, zr, name)
+	}
+	// An .apk is gzip streams end to end (the control tar, then the data
+	// tar), each a tar of its own.
+	for {
+		zr.Multistream(false)
+		if b, ok := tarFile(t, zr, name); ok {
+			return b, true
+		}
+		if _, err := io.Copy(io.Discard, zr); err != nil {
+			t.Fatalf("%s: %v", pkg, err)
+		}
+		if err := zr.Reset(br); err == io.EOF {
+			return nil, false
+		} else if err != nil {
+			t.Fatalf("%s: %v", pkg, err)
+		}
+	}
+}
+
+// tarFile reads the regular file name from a tar stream, whose names may
+// start with "./" or "/".
+func tarFile(t *testing.T, r io.Reader, name string) ([]byte, bool) {
+	t.Helper()
+	tr := tar.NewReader(r)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return nil, false
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Typeflag == tar.TypeReg && path.Clean("/" + h.Name)[1:] == name {
+			b, err := io.ReadAll(tr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return b, true
+		}
+	}
+}
+
+// rpmFile reads the regular file name from an .rpm: a 96-byte lead, the
+// signature header (padded to 8 bytes), the header, then the payload,
+// nFPM's default gzip over a cpio archive in the "newc" format. No rpm2cpio
+// is needed, which a Debian or Ubuntu CI machine lacks.
+func rpmFile(t *testing.T, pkg, name string) ([]byte, bool) {
+	t.Helper()
+	b, err := os.ReadFile(pkg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := 96
+	for i := range 2 {
+		if len(b) < off+16 || !bytes.Equal(b[off:off+3], []byte{0x8e, 0xad, 0xe8}) {
+			t.Fatalf("%s: no rpm header at byte %d", pkg, off)
+		}
+		entries, size := binary.BigEndian.Uint32(b[off+8:]), binary.BigEndian.Uint32(b[off+12:])
+		off += 16 + 16*int(entries) + int(size)
+		if i == 0 {
+			off = (off + 7) &^ 7
+		}
+	}
+	if off > len(b) {
+		t.Fatalf("%s: headers past the end of the file", pkg)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(b[off:]))
+	if err != nil {
+		t.Fatalf("%s: payload: %v", pkg, err)
+	}
+	cpio, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatalf("%s: payload: %v", pkg, err)
+	}
+	const hdrLen = 110 // "070701", then 13 fields of 8 hex digits
+	for len(cpio) >= hdrLen {
+		if string(cpio[:6]) != "070701" {
+			t.Fatalf("%s: payload: not a newc cpio archive: %q", pkg, cpio[:6])
+		}
+		field := func(i int) int {
+			v, err := strconv.ParseUint(string(cpio[6+8*i:14+8*i]), 16, 32)
+			if err != nil {
+				t.Fatalf("%s: payload: cpio field %d: %v", pkg, i, err)
+			}
+			return int(v)
+		}
+		mode, size, nameLen := field(1), field(6), field(11)
+		dataStart := (hdrLen + nameLen + 3) &^ 3
+		dataEnd := dataStart + size
+		if dataEnd > len(cpio) {
+			t.Fatalf("%s: payload: truncated cpio archive", pkg)
+		}
+		entry := strings.TrimSuffix(string(cpio[hdrLen:hdrLen+nameLen]), "\x00")
+		if entry == "TRAILER!!!" {
+			break
+		}
+		if mode&0o170000 == 0o100000 && path.Clean("/" + entry)[1:] == name {
+			return cpio[dataStart:dataEnd], true
+		}
+		cpio = cpio[min((dataEnd+3)&^3, len(cpio)):]
+	}
+	return nil, false
 }

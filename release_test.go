@@ -160,7 +160,7 @@ func TestSnapshotRelease(t *testing.T) {
 	}
 
 	if runtime.GOOS == "linux" {
-		aurPackage(t, filepath.Join(dist, "aur", "hookwire-bin.pkgbuild"), archive, license)
+		aurPackage(t, filepath.Join(dist, "aur", "hookwire-bin.pkgbuild"), archive, license, cmds)
 	}
 
 	// The archive: every binary, the license, the README and the design.
@@ -308,8 +308,8 @@ func TestNoNetHTTP(t *testing.T) {
 
 // aurPackage checks the AUR's hookwire-bin: its PKGBUILD says MIT, and its
 // package(), run as makepkg runs it (in the unpacked archive, into
-// $pkgdir), installs the LICENSE where Arch wants it.
-func aurPackage(t *testing.T, pkgbuild, archive string, license []byte) {
+// $pkgdir), installs every binary and the LICENSE where Arch wants them.
+func aurPackage(t *testing.T, pkgbuild, archive string, license []byte, cmds []string) {
 	t.Helper()
 	b, err := os.ReadFile(pkgbuild)
 	if err != nil {
@@ -330,6 +330,11 @@ func aurPackage(t *testing.T, pkgbuild, archive string, license []byte) {
 	cmd.Env = append(os.Environ(), "srcdir="+srcdir, "pkgdir="+pkgdir)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("the PKGBUILD's package(): %v\n%s\n%s", err, out, b)
+	}
+	for _, c := range cmds {
+		if fi, err := os.Stat(filepath.Join(pkgdir, "usr", "bin", c)); err != nil || fi.Mode()&0o111 == 0 {
+			t.Errorf("the AUR package installs no executable /usr/bin/%s: %v", c, err)
+		}
 	}
 	got, err := os.ReadFile(filepath.Join(pkgdir, "usr", "share", "licenses", "hookwire-bin", "LICENSE"))
 	if err != nil || !bytes.Equal(got, license) {
@@ -472,4 +477,29 @@ func rpmFile(t *testing.T, pkg, name string) ([]byte, bool) {
 		cpio = cpio[min((dataEnd+3)&^3, len(cpio)):]
 	}
 	return nil, false
+}
+
+// The Homebrew cask names its binaries one by one (GoReleaser's binaries
+// stanza), where the archives and packages take every build: it must name
+// every command under cmd/, which the snapshot release (it skips the cask)
+// would not notice.
+func TestReleaseNamesEveryBinary(t *testing.T) {
+	b, err := os.ReadFile(".goreleaser.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^homebrew_casks:\n(?:\s.*\n)*?\s+binaries: \[([^\]]*)\]`).FindSubmatch(b)
+	if m == nil {
+		t.Fatal(".goreleaser.yaml: no binaries list in homebrew_casks")
+	}
+	var listed []string
+	for _, f := range strings.Split(string(m[1]), ",") {
+		listed = append(listed, strings.TrimSpace(f))
+	}
+	slices.Sort(listed)
+	want := commands(t)
+	slices.Sort(want)
+	if !slices.Equal(listed, want) {
+		t.Errorf("the cask's binaries are %v, want every command under cmd/: %v", listed, want)
+	}
 }

@@ -82,6 +82,13 @@ func refusedTools(inv *hook.Invocation, ev agent.Event, event string) []map[stri
 		store.Remove(prefix + state.Key(id))
 		return nil
 	}
+	return closing(ev, event, takeOpen(store, prefix))
+}
+
+// takeOpen reads and forgets the open tools whose files start with prefix,
+// in start order, collecting stale files of every session when there are
+// many.
+func takeOpen(store *state.Store, prefix string) []openTool {
 	entries, err := os.ReadDir(store.Dir())
 	if err != nil {
 		return nil
@@ -105,6 +112,12 @@ func refusedTools(inv *hook.Invocation, ev agent.Event, event string) []map[stri
 	slices.SortFunc(tools, func(a, b openTool) int {
 		return cmp.Or(cmp.Compare(a.Start, b.Start), strings.Compare(a.ID+a.Name, b.ID+b.Name))
 	})
+	return tools
+}
+
+// closing are the payloads, in Claude's vocabulary, that end the tools
+// left open at the boundary event.
+func closing(ev agent.Event, event string, tools []openTool) []map[string]any {
 	var closed []map[string]any
 	for _, t := range tools {
 		p := map[string]any{"hook_event_name": "PostToolUseFailure", "session_id": ev.Session,

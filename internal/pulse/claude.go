@@ -110,26 +110,9 @@ const (
 func (c *claudeCLI) Run(inv *hook.Invocation) error {
 	args, event := c.split()
 	ev := inv.Event(c.Agent, args)
-	if event == "" {
-		event = pulseEvents[ev.Kind]
-		if event == "" {
-			inv.Skip("%s: nothing to show on the bar for this event", kindName(ev))
-			return nil
-		}
-	} else if !Vocabulary[event] {
-		// An agent event name where a Pulse event belongs: the dialect has
-		// read it (with the payload's refinements), so map its kind.
-		if mapped := pulseEvents[ev.Kind]; mapped != "" {
-			inv.Notef("argument %q is an agent event, not a Pulse event: sending %s", event, mapped)
-			event = mapped
-		} else if agent.Lookup(event) != agent.Unknown {
-			// An agent event its dialect maps to nothing (Copilot's
-			// permissionRequest asks the hooks about every tool, not a person).
-			inv.Skip("%s: nothing to show on the bar for this event", event)
-			return nil
-		} else {
-			inv.Notef("event %q is not in the Pulse vocabulary: the bar shows it as idle", event)
-		}
+	event, ok := pulseEvent(inv, ev, event)
+	if !ok {
+		return nil
 	}
 	if event == "session_end" && ev.Kind != agent.SessionEnd {
 		ev.Kind = agent.SessionEnd // the argument says so: the session-end budget applies
@@ -179,6 +162,33 @@ func (c *claudeCLI) Run(inv *hook.Invocation) error {
 		c.retire(inv, store, state.Key(ev.Session), ev)
 	}
 	return nil
+}
+
+// pulseEvent is the Pulse event to send for ev, given the argument's
+// (event, maybe ""); ok is false when the bar has nothing to show.
+func pulseEvent(inv *hook.Invocation, ev agent.Event, event string) (_ string, ok bool) {
+	switch {
+	case event == "":
+		event = pulseEvents[ev.Kind]
+		if event == "" {
+			inv.Skip("%s: nothing to show on the bar for this event", kindName(ev))
+			return "", false
+		}
+	case Vocabulary[event]:
+	case pulseEvents[ev.Kind] != "":
+		// An agent event name where a Pulse event belongs: the dialect has
+		// read it (with the payload's refinements), so map its kind.
+		inv.Notef("argument %q is an agent event, not a Pulse event: sending %s", event, pulseEvents[ev.Kind])
+		event = pulseEvents[ev.Kind]
+	case agent.Lookup(event) != agent.Unknown:
+		// An agent event its dialect maps to nothing (Copilot's
+		// permissionRequest asks the hooks about every tool, not a person).
+		inv.Skip("%s: nothing to show on the bar for this event", event)
+		return "", false
+	default:
+		inv.Notef("event %q is not in the Pulse vocabulary: the bar shows it as idle", event)
+	}
+	return event, true
 }
 
 // payload is the Pulse payload for the session's state s.

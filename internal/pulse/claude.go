@@ -358,12 +358,10 @@ func (c *claudeCLI) update(inv *hook.Invocation, store *state.Store, name string
 			inv.Notef("state: %v", err)
 		}
 	}
-	// The agent's process, where its dialect can tell which runs the session.
-	if d, _ := agent.For(ev.Agent); d.Owns != nil && (s.PID == 0 || !d.Owns(s.PID, ev.Session, inv.Getenv)) {
-		s.PID = 0
-		if PID(inv.Getenv) == "" {
-			s.PID = d.Process(ev.Session, inv.Getenv)
-		}
+	if d, _ := agent.For(ev.Agent); PID(inv.Getenv) == "" {
+		s.PID = agentProcess(d, s.PID, ev, inv.Getenv, inv.Finishing() == "")
+	} else if d.Owns != nil {
+		s.PID = 0 // the variable names it
 	}
 	if b, err := s.MarshalBinary(); err == nil {
 		if err := store.Write(name+".scan", b); err != nil {
@@ -371,6 +369,31 @@ func (c *claudeCLI) update(inv *hook.Invocation, store *state.Store, name string
 		}
 	}
 	return pending
+}
+
+// notFound is a session's PID once its agent's process was looked for and
+// not found: walking up /proc (up to 8 parents, each asked whether it runs
+// the session) is not done again on every event.
+const notFound = -1
+
+// agentProcess is the agent's process that runs the session, where its
+// dialect can tell, given the one remembered (pid): kept while it still
+// runs the session, looked for when there is none, or when a session
+// (re)start may have a new one. Only a hook (inHook) remembers that it is
+// not found: a finisher runs detached, and the next hook looks again.
+func agentProcess(d *agent.Dialect, pid int, ev agent.Event, getenv func(string) string, inHook bool) int {
+	switch {
+	case d.Owns == nil:
+		return pid
+	case pid == notFound && ev.Kind != agent.SessionStart:
+		return notFound
+	case pid > 0 && d.Owns(pid, ev.Session, getenv):
+		return pid
+	}
+	if found := d.Process(ev.Session, getenv); found > 0 || !inHook {
+		return found
+	}
+	return notFound
 }
 
 // finish is a finisher's work (hook.StartFinisher): the turn end a hook

@@ -112,6 +112,8 @@ type Alias struct{ From, To string }
 // string wins.
 type Paths struct {
 	Session, Cwd, Transcript, Tool, ToolUseID, Prompt, Message, Model, Reason, ErrorType []string
+	// Subagent is where a subagent's event names the subagent.
+	Subagent []string
 	// Error paths may hold a string, a number or a boolean; ToolInput an
 	// object, or an object encoded as a string.
 	Error, ToolInput []string

@@ -85,6 +85,10 @@ type Event struct {
 	Tool      string
 	AgentTool string
 	ToolUseID string
+	// Subagent is the subagent an event is from (its id), "" for the main
+	// agent's: a subagent's tools may run past the main agent's turn end
+	// (Claude Code runs subagents in the background).
+	Subagent string
 	// ToolInput is the tool's arguments, a JSON object, or nil: the
 	// agent's own, then the canonical names of those that have one
 	// (file_path beside Antigravity's TargetFile; tools.go).

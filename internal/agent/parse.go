@@ -157,6 +157,7 @@ var paths = Paths{
 	Model:      []string{"model"},
 	Reason:     []string{"notification_type", "reason", "source", "trigger"},
 	ErrorType:  []string{"error_type"},
+	Subagent:   []string{"agent_id"},
 	Error:      []string{"error", "error.message", "error_message"},
 	ToolInput:  []string{"tool_input"},
 }
@@ -180,6 +181,7 @@ func fill(ev *Event, d *Dialect, p gjson.Result) {
 		{&ev.Model, paths.Model, own.Model},
 		{&ev.Reason, paths.Reason, own.Reason},
 		{&ev.ErrorType, paths.ErrorType, own.ErrorType},
+		{&ev.Subagent, paths.Subagent, own.Subagent},
 	} {
 		*f.dst = firstString(p, f.shared, f.dial)
 	}

@@ -321,7 +321,7 @@ func (n *notice) derive() {
 
 	case agent.ToolStart:
 		s.Responded() // the model answered with a tool call
-		s.StartTool(ev.ToolUseID, ev.Tool, ev.Time, ev.Get("agent_id").String() != "")
+		s.StartTool(ev.ToolUseID, ev.Tool, ev.Time, ev.Subagent != "")
 		n.emit(ToolStarted, n.toolPayload())
 
 	case agent.ToolEnd:
@@ -422,12 +422,12 @@ func (n *notice) emit(event string, p Payload) {
 // agentName is the agent's own name for itself, when the payload gives one:
 // agent_name (plugins that speak agentica's terms), or Claude Code's
 // agent_type on a session started with --agent. Inside a subagent agent_type
-// names the subagent (and agent_id is set), which is not the session's agent.
+// names the subagent (and Event.Subagent is set), which is not the session's agent.
 func agentName(ev agent.Event) string {
 	if v := ev.Get("agent_name"); v.Str != "" {
 		return v.Str
 	}
-	if ev.Get("agent_id").Exists() {
+	if ev.Subagent != "" {
 		return ""
 	}
 	return ev.Get("agent_type").Str

@@ -3,6 +3,8 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -48,6 +50,7 @@ var claude = &Dialect{
 	ToolArgs: map[string][]Alias{"slashcommand": {{"command", ArgSkill}}},
 	Refine:   refineClaude,
 	Burn:     &Burn{Format: transcript.Claude},
+	Answer:   tailAnswer,
 	Settings: &Settings{
 		User: []string{".claude", "settings.json"}, Project: []string{".claude", "settings.json"},
 		HomeVar: "CLAUDE_CONFIG_DIR", HomeRel: []string{"settings.json"},
@@ -72,6 +75,29 @@ func claudeOwns(pid int, session string, getenv func(string) string) bool {
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "sessions", strconv.Itoa(pid)+".json"))
 	return err == nil && gjson.GetBytes(b, "sessionId").String() == session
+}
+
+// tailAnswer: a turn end without its answer (Claude Code's Stop before
+// last_assistant_message, or with it empty; Cursor's stop, always) finds it
+// at the end of the transcript, complete when the hook fires: the last
+// assistant entry, in Claude Code's shape (Cursor writes role and message
+// alike).
+func tailAnswer(ev *Event, _ time.Duration) {
+	if strings.TrimSpace(ev.Message) != "" {
+		return
+	}
+	text, found, err := transcript.LastAssistantText(ev.Transcript, transcript.TailLimits{})
+	switch {
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		ev.Notes = append(ev.Notes, "transcript: "+err.Error())
+	case err != nil:
+		ev.Notes = append(ev.Notes, "no last assistant message, and the transcript "+ev.Transcript+" does not exist")
+	case !found:
+		ev.Notes = append(ev.Notes, "no last assistant message, and none at the end of the transcript")
+	default:
+		ev.Notes = append(ev.Notes, "the last assistant message was read from the transcript")
+		ev.Message = text
+	}
 }
 
 func refineClaude(ev *Event, p gjson.Result) {

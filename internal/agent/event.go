@@ -118,6 +118,9 @@ type Event struct {
 	// AnswerPending says a turn end's answer is not in the transcript yet
 	// (Copilot CLI writes it after agentStop): a later look may find it.
 	AnswerPending bool
+	// Notes say what the dialect found reading the agent's files (where a
+	// turn end's answer came from, or why there is none), for the debug log.
+	Notes []string
 }
 
 // Get reads a field of the original payload, for the rare target need that the

@@ -598,6 +598,9 @@ func (inv *Invocation) Event(agentFlag string, args []string) agent.Event {
 		inv.Observe(ev)
 		ev = inv.later(ev, agentFlag, args)
 	}
+	for _, note := range ev.Notes {
+		inv.Notef("%s", note)
+	}
 	if ev.Kind == agent.Unknown {
 		if ev.Name == "" {
 			inv.Notef("no event name in the payload or the arguments")

@@ -3,7 +3,6 @@ package trailboss
 import (
 	"context"
 	"errors"
-	"io/fs"
 	"strings"
 	"time"
 
@@ -14,7 +13,6 @@ import (
 	"github.com/hookwire/hookwire/internal/install"
 	"github.com/hookwire/hookwire/internal/state"
 	"github.com/hookwire/hookwire/internal/text"
-	"github.com/hookwire/hookwire/internal/transcript"
 )
 
 // Hook is trailboss-hook: any agent's hook events to the Trail Boss queue.
@@ -178,13 +176,13 @@ func wire(inv *hook.Invocation, ev agent.Event, act action, pane, was string) (e
 		inv.Skip("already stuck (%s): not sent again, which would move the session to the back of the queue", was)
 		return e, false
 	case act.typ == Stuck:
-		e.Reason, e.Message = act.reason, message(inv, ev)
+		e.Reason, e.Message = act.reason, message(ev)
 	}
 	return e, true
 }
 
 // message is a stuck event's text.
-func message(inv *hook.Invocation, ev agent.Event) string {
+func message(ev agent.Event) string {
 	switch ev.Kind {
 	case agent.Permission:
 		if len(ev.ToolInput) == 0 && strings.TrimSpace(ev.Message) != "" {
@@ -197,23 +195,9 @@ func message(inv *hook.Invocation, ev agent.Event) string {
 	case agent.Error:
 		return ErrorMessage(ev)
 	}
-	msg := ev.Message
-	if strings.TrimSpace(msg) == "" && ev.Transcript != "" {
-		// Older agents send no last message: the transcript's tail has it.
-		text, found, err := transcript.LastAssistantText(ev.Transcript, transcript.TailLimits{})
-		switch {
-		case err != nil && !errors.Is(err, fs.ErrNotExist):
-			inv.Notef("transcript: %v", err)
-		case err != nil:
-			inv.Notef("no last assistant message, and the transcript %s does not exist", ev.Transcript)
-		case !found:
-			inv.Notef("no last assistant message, and none at the end of the transcript")
-		default:
-			inv.Notef("the last assistant message was read from the transcript")
-			msg = text
-		}
-	}
-	return StoppedMessage(msg)
+	// An agent whose turn end may lack its answer reads it from its
+	// transcript (Dialect.Answer): Parse has.
+	return StoppedMessage(ev.Message)
 }
 
 // sessionState is what the hook remembers of one session between calls:

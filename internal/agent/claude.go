@@ -51,15 +51,7 @@ var claude = &Dialect{
 	Refine:   refineClaude,
 	Burn:     &Burn{Format: transcript.Claude},
 	Answer:   tailAnswer,
-	Settings: &Settings{
-		User: []string{".claude", "settings.json"}, Project: []string{".claude", "settings.json"},
-		HomeVar: "CLAUDE_CONFIG_DIR", HomeRel: []string{"settings.json"},
-		Strict: true, Shape: Nested, Unit: time.Second,
-		Matched: []string{"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"},
-		// SessionEnd hooks get 1.5 s unless a timeout raises it: keep it.
-		WithoutTimeout: []string{"SessionEnd"},
-		Unflagged:      true, StatusLine: true,
-	},
+	Settings: claudeSettings,
 	Reply:    claudeReply,
 	Approves: func(Event) bool { return true },
 	Owns:     claudeOwns,
@@ -69,7 +61,7 @@ var claude = &Dialect{
 // running process, naming its session. That file is undocumented, hence
 // the exact match.
 func claudeOwns(pid int, session string, getenv func(string) string) bool {
-	dir := Home(getenv, "CLAUDE_CONFIG_DIR", ".claude")
+	dir := claudeSettings.ConfigHome(getenv, getenv("HOME"))
 	if dir == "" || session == "" {
 		return false
 	}
@@ -178,4 +170,16 @@ func compact(b []byte) []byte {
 		return b
 	}
 	return out.Bytes()
+}
+
+// claudeSettings are Claude Code's Settings: its Owns finds the config home through them,
+// as install does (Settings.ConfigHome).
+var claudeSettings = &Settings{
+	User: []string{".claude", "settings.json"}, Project: []string{".claude", "settings.json"},
+	HomeVar: "CLAUDE_CONFIG_DIR", HomeRel: []string{"settings.json"},
+	Strict: true, Shape: Nested, Unit: time.Second,
+	Matched: []string{"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"},
+	// SessionEnd hooks get 1.5 s unless a timeout raises it: keep it.
+	WithoutTimeout: []string{"SessionEnd"},
+	Unflagged:      true, StatusLine: true,
 }

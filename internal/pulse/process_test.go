@@ -32,7 +32,7 @@ func TestAgentProcessRemembersNotFound(t *testing.T) {
 	if got := agentProcess(d, 0, ev(agent.ToolStart), getenv, false); got != 0 {
 		t.Errorf("a finisher (detached) remembered %d, want 0: the next hook looks again", got)
 	}
-	if pid = agentProcess(d, notFound, ev(agent.SessionStart), getenv, true); asked == 0 {
+	if agentProcess(d, notFound, ev(agent.SessionStart), getenv, true); asked == 0 {
 		t.Errorf("a session start did not look again")
 	}
 	owner, asked = 4242, 0

@@ -3,6 +3,8 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -48,15 +50,8 @@ var claude = &Dialect{
 	ToolArgs: map[string][]Alias{"slashcommand": {{"command", ArgSkill}}},
 	Refine:   refineClaude,
 	Burn:     &Burn{Format: transcript.Claude},
-	Settings: &Settings{
-		User: []string{".claude", "settings.json"}, Project: []string{".claude", "settings.json"},
-		HomeVar: "CLAUDE_CONFIG_DIR", HomeRel: []string{"settings.json"},
-		Strict: true, Shape: Nested, Unit: time.Second,
-		Matched: []string{"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"},
-		// SessionEnd hooks get 1.5 s unless a timeout raises it: keep it.
-		WithoutTimeout: []string{"SessionEnd"},
-		Unflagged:      true, StatusLine: true,
-	},
+	Answer:   tailAnswer,
+	Settings: claudeSettings,
 	Reply:    claudeReply,
 	Approves: func(Event) bool { return true },
 	Owns:     claudeOwns,
@@ -66,12 +61,35 @@ var claude = &Dialect{
 // running process, naming its session. That file is undocumented, hence
 // the exact match.
 func claudeOwns(pid int, session string, getenv func(string) string) bool {
-	dir := Home(getenv, "CLAUDE_CONFIG_DIR", ".claude")
+	dir := claudeSettings.ConfigHome(getenv, getenv("HOME"))
 	if dir == "" || session == "" {
 		return false
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "sessions", strconv.Itoa(pid)+".json"))
 	return err == nil && gjson.GetBytes(b, "sessionId").String() == session
+}
+
+// tailAnswer: a turn end without its answer (Claude Code's Stop before
+// last_assistant_message, or with it empty; Cursor's stop, always) finds it
+// at the end of the transcript, complete when the hook fires: the last
+// assistant entry, in Claude Code's shape (Cursor writes role and message
+// alike).
+func tailAnswer(ev *Event, _ time.Duration) {
+	if strings.TrimSpace(ev.Message) != "" {
+		return
+	}
+	text, found, err := transcript.LastAssistantText(ev.Transcript, transcript.TailLimits{})
+	switch {
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		ev.Notes = append(ev.Notes, "transcript: "+err.Error())
+	case err != nil:
+		ev.Notes = append(ev.Notes, "no last assistant message, and the transcript "+ev.Transcript+" does not exist")
+	case !found:
+		ev.Notes = append(ev.Notes, "no last assistant message, and none at the end of the transcript")
+	default:
+		ev.Notes = append(ev.Notes, "the last assistant message was read from the transcript")
+		ev.Message = text
+	}
 }
 
 func refineClaude(ev *Event, p gjson.Result) {
@@ -152,4 +170,16 @@ func compact(b []byte) []byte {
 		return b
 	}
 	return out.Bytes()
+}
+
+// claudeSettings are Claude Code's Settings: its Owns finds the config home through them,
+// as install does (Settings.ConfigHome).
+var claudeSettings = &Settings{
+	User: []string{".claude", "settings.json"}, Project: []string{".claude", "settings.json"},
+	HomeVar: "CLAUDE_CONFIG_DIR", HomeRel: []string{"settings.json"},
+	Strict: true, Shape: Nested, Unit: time.Second,
+	Matched: []string{"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"},
+	// SessionEnd hooks get 1.5 s unless a timeout raises it: keep it.
+	WithoutTimeout: []string{"SessionEnd"},
+	Unflagged:      true, StatusLine: true,
 }

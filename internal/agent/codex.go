@@ -56,20 +56,9 @@ var codex = &Dialect{
 	},
 	Refine: refineCodex,
 	Burn: &Burn{Format: transcript.Codex, Locate: func(ev Event, getenv func(string) string) string {
-		return codexRollout(Home(getenv, "CODEX_HOME", ".codex"), ev.Session)
+		return codexRollout(codexSettings.ConfigHome(getenv, getenv("HOME")), ev.Session)
 	}},
-	Settings: &Settings{
-		User: []string{".codex", "hooks.json"}, Project: []string{".codex", "hooks.json"},
-		HomeVar: "CODEX_HOME", HomeRel: []string{"hooks.json"},
-		Strict: true, Shape: Nested, Unit: time.Second,
-		// Codex skips a new or changed hook, silently, until it is trusted.
-		Trust: true, TrustStep: "Codex runs these hooks only once you trust them: start codex, type /hooks and trust %s's hooks\n" +
-			"  (or run codex with --dangerously-bypass-hook-trust)",
-		Matched: []string{"PreToolUse", "PostToolUse", "PermissionRequest"},
-		// Codex clamps these to 3 s, and warns about every entry above it
-		// on every session start.
-		MaxTimeout: map[string]time.Duration{"SessionEnd": 3 * time.Second, "Interrupt": 3 * time.Second},
-	},
+	Settings: codexSettings,
 	Reply:    codexReply,
 	Approves: func(Event) bool { return true },
 }
@@ -155,4 +144,19 @@ func patchFile(p string) string {
 		}
 	}
 	return ""
+}
+
+// codexSettings are Codex's Settings: its Burn.Locate finds the config home through them,
+// as install does (Settings.ConfigHome).
+var codexSettings = &Settings{
+	User: []string{".codex", "hooks.json"}, Project: []string{".codex", "hooks.json"},
+	HomeVar: "CODEX_HOME", HomeRel: []string{"hooks.json"},
+	Strict: true, Shape: Nested, Unit: time.Second,
+	// Codex skips a new or changed hook, silently, until it is trusted.
+	Trust: true, TrustStep: "Codex runs these hooks only once you trust them: start codex, type /hooks and trust %s's hooks\n" +
+		"  (or run codex with --dangerously-bypass-hook-trust)",
+	Matched: []string{"PreToolUse", "PostToolUse", "PermissionRequest"},
+	// Codex clamps these to 3 s, and warns about every entry above it
+	// on every session start.
+	MaxTimeout: map[string]time.Duration{"SessionEnd": 3 * time.Second, "Interrupt": 3 * time.Second},
 }

@@ -64,18 +64,14 @@ var copilot = &Dialect{
 	Refine: refineCopilot,
 	// Copilot CLI keeps $COPILOT_HOME/session-state/<id>/events.jsonl.
 	Burn: &Burn{Format: transcript.Copilot, Locate: func(ev Event, getenv func(string) string) string {
-		home := Home(getenv, "COPILOT_HOME", ".copilot")
+		home := copilotSettings.ConfigHome(getenv, getenv("HOME"))
 		if home == "" || !SafeID(ev.Session) {
 			return ""
 		}
 		return filepath.Join(home, "session-state", ev.Session, "events.jsonl")
 	}},
-	Answer: copilotAnswer,
-	Settings: &Settings{
-		User: []string{".copilot", "hooks"}, Project: []string{".github", "hooks"},
-		HomeVar: "COPILOT_HOME", HomeRel: []string{"hooks"},
-		Strict: true, Shape: File, Unit: time.Second, Positional: true,
-	},
+	Answer:   copilotAnswer,
+	Settings: copilotSettings,
 	Reply:    copilotReply,
 	Approves: func(Event) bool { return true },
 }
@@ -178,3 +174,11 @@ const (
 	CopilotSettle = 600 * time.Millisecond
 	copilotPoll   = 20 * time.Millisecond
 )
+
+// copilotSettings are Copilot CLI's Settings: its Burn.Locate finds the config home through them,
+// as install does (Settings.ConfigHome).
+var copilotSettings = &Settings{
+	User: []string{".copilot", "hooks"}, Project: []string{".github", "hooks"},
+	HomeVar: "COPILOT_HOME", HomeRel: []string{"hooks"},
+	Strict: true, Shape: File, Unit: time.Second, Positional: true,
+}

@@ -33,6 +33,8 @@ var cursor = &Dialect{
 		{"afterMCPExecution", ToolEnd, true},
 		{"afterFileEdit", ToolEnd, true},
 	},
+	// Its stop names no answer: its transcript's last entry has it.
+	Answer: tailAnswer,
 	Paths: Paths{
 		Session: []string{"conversation_id"},
 		Cwd:     []string{"workspace_roots.0"},

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -112,6 +113,8 @@ type Alias struct{ From, To string }
 // string wins.
 type Paths struct {
 	Session, Cwd, Transcript, Tool, ToolUseID, Prompt, Message, Model, Reason, ErrorType []string
+	// Subagent is where a subagent's event names the subagent.
+	Subagent []string
 	// Error paths may hold a string, a number or a boolean; ToolInput an
 	// object, or an object encoded as a string.
 	Error, ToolInput []string
@@ -130,7 +133,7 @@ type Settings struct {
 	// the directory), from the home directory and from the project's root.
 	User, Project []string
 	// HomeVar names the variable that moves the user settings (the agent's
-	// config home), and HomeRel is their path under it.
+	// config home), and HomeRel is their path under it (ConfigHome).
 	HomeVar string
 	HomeRel []string
 	// Strict: the agent parses plain JSON; otherwise JSON with comments.
@@ -165,6 +168,24 @@ type Settings struct {
 	// Plugin, for Shape PluginFile, is the plugin an agent without command
 	// hooks loads instead.
 	Plugin *Plugin
+}
+
+// ConfigHome is the agent's config home: its variable (HomeVar) when set,
+// else the user settings' directory above HomeRel under home; "" when
+// neither is known. The one rule: install and doctor find the settings
+// under it, a dialect its own files (Owns, Burn.Locate), --help shows its
+// default (home "~").
+func (s *Settings) ConfigHome(getenv func(string) string, home string) string {
+	if s.HomeVar != "" && getenv != nil {
+		if d := getenv(s.HomeVar); d != "" {
+			return d
+		}
+	}
+	if home == "" {
+		return ""
+	}
+	n := max(len(s.User)-len(s.HomeRel), 0)
+	return filepath.Join(append([]string{home}, s.User[:n]...)...)
 }
 
 // Plugin is the source of the plugin file install writes for an agent that

@@ -85,6 +85,10 @@ type Event struct {
 	Tool      string
 	AgentTool string
 	ToolUseID string
+	// Subagent is the subagent an event is from (its id), "" for the main
+	// agent's: a subagent's tools may run past the main agent's turn end
+	// (Claude Code runs subagents in the background).
+	Subagent string
 	// ToolInput is the tool's arguments, a JSON object, or nil: the
 	// agent's own, then the canonical names of those that have one
 	// (file_path beside Antigravity's TargetFile; tools.go).
@@ -114,6 +118,9 @@ type Event struct {
 	// AnswerPending says a turn end's answer is not in the transcript yet
 	// (Copilot CLI writes it after agentStop): a later look may find it.
 	AnswerPending bool
+	// Notes say what the dialect found reading the agent's files (where a
+	// turn end's answer came from, or why there is none), for the debug log.
+	Notes []string
 }
 
 // Get reads a field of the original payload, for the rare target need that the

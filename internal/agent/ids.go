@@ -2,7 +2,6 @@ package agent
 
 import (
 	"encoding/hex"
-	"path/filepath"
 	"strings"
 )
 
@@ -10,17 +9,6 @@ import (
 // path.
 func SafeID(id string) bool {
 	return id != "" && id != "." && id != ".." && !strings.ContainsAny(id, `/\`)
-}
-
-// Home is an agent's config home: $VAR, else ~/<dir>; "" when neither is known.
-func Home(getenv func(string) string, env, dir string) string {
-	if d := getenv(env); d != "" {
-		return d
-	}
-	if home := getenv("HOME"); home != "" {
-		return filepath.Join(home, dir)
-	}
-	return ""
 }
 
 // UUIDv7Time is the creation time, in Unix milliseconds, of a UUIDv7.

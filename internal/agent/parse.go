@@ -46,36 +46,13 @@ type Input struct {
 // an input it cannot make sense of yields an event of kind Unknown, and what
 // could be read is kept.
 func Parse(in Input) Event {
-	payload, args := in.Payload, in.Args
-	if js, rest, ok := notifyArg(args); ok && !isObject(payload) {
-		// Codex notify: the JSON is the last argument and stdin is empty.
-		payload, args = js, rest
-	}
-	if in.Truncated && isObject(payload) {
-		payload = Salvage(payload)
-	}
-	p := gjson.Result{}
-	if isObject(payload) && json.Valid(payload) {
-		p = gjson.ParseBytes(payload)
-	} else {
-		payload = nil
-	}
-
+	payload, args, p := readPayload(in)
 	d, known := detect(in.Agent, p)
 	ev := Event{Agent: d.Agent, Raw: payload}
 	if !known {
 		ev.Agent = Agent(in.Agent) // kept as given, parsed as Claude Code's
 	}
-	ev.Name = p.Get("hook_event_name").String()
-	if ev.Name == "" {
-		ev.Name = p.Get("type").String() // Codex notify
-	}
-	if ev.Name == "" && len(args) > 0 {
-		ev.Name = args[0]
-	}
-	if ev.Name == "" && len(d.Events) == 1 {
-		ev.Name = d.Events[0].Name // an agent with one event (aider) names none
-	}
+	ev.Name = eventName(d, p, args)
 	ev.Kind = kindOf(d, ev.Name)
 
 	fill(&ev, d, p)
@@ -115,6 +92,39 @@ func Parse(in Input) Event {
 	return ev
 }
 
+// readPayload is the payload (stdin, or Codex notify's last argument, when
+// stdin is empty) as a JSON object, what a cut one holds whole, or nil; the
+// arguments left; and the payload parsed.
+func readPayload(in Input) (payload []byte, args []string, p gjson.Result) {
+	payload, args = in.Payload, in.Args
+	if js, rest, ok := notifyArg(args); ok && !isObject(payload) {
+		payload, args = js, rest
+	}
+	if in.Truncated && isObject(payload) {
+		payload = Salvage(payload)
+	}
+	if !isObject(payload) || !json.Valid(payload) {
+		return nil, args, p
+	}
+	return payload, args, gjson.ParseBytes(payload)
+}
+
+// eventName is the agent's name for the event: the payload's, else the
+// first argument, else an agent's only event (aider names none).
+func eventName(d *Dialect, p gjson.Result, args []string) string {
+	name := p.Get("hook_event_name").String()
+	if name == "" {
+		name = p.Get("type").String() // Codex notify
+	}
+	if name == "" && len(args) > 0 {
+		name = args[0]
+	}
+	if name == "" && len(d.Events) == 1 {
+		name = d.Events[0].Name
+	}
+	return name
+}
+
 // detect picks the dialect: --agent wins, then the payload's shape, then
 // Claude Code's; no payload and no --agent is a script's. known is false
 // for an --agent that names no dialect.
@@ -147,6 +157,7 @@ var paths = Paths{
 	Model:      []string{"model"},
 	Reason:     []string{"notification_type", "reason", "source", "trigger"},
 	ErrorType:  []string{"error_type"},
+	Subagent:   []string{"agent_id"},
 	Error:      []string{"error", "error.message", "error_message"},
 	ToolInput:  []string{"tool_input"},
 	ToolOutput: []string{"tool_response", "tool_calls.#.tool_response"}, // PostToolBatch's, per call
@@ -171,6 +182,7 @@ func fill(ev *Event, d *Dialect, p gjson.Result) {
 		{&ev.Model, paths.Model, own.Model},
 		{&ev.Reason, paths.Reason, own.Reason},
 		{&ev.ErrorType, paths.ErrorType, own.ErrorType},
+		{&ev.Subagent, paths.Subagent, own.Subagent},
 	} {
 		*f.dst = firstString(p, f.shared, f.dial)
 	}

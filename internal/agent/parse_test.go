@@ -134,9 +134,11 @@ var parseCases = []parseCase{
 	{"claude/PreCompact", "", nil, claudePayload("PreCompact", `,"trigger":"auto","custom_instructions":""`),
 		with(claudeBase, func(e *Event) { e.Kind, e.Name, e.Reason = Compact, "PreCompact", "auto" })},
 	{"claude/SubagentStart", "", nil, claudePayload("SubagentStart", `,"agent_id":"a-1","agent_type":"Explore"`),
-		with(claudeBase, func(e *Event) { e.Kind, e.Name = SubagentStart, "SubagentStart" })},
+		with(claudeBase, func(e *Event) { e.Kind, e.Name, e.Subagent = SubagentStart, "SubagentStart", "a-1" })},
 	{"claude/SubagentStop", "", nil, claudePayload("SubagentStop", `,"agent_id":"a-1","agent_type":"Explore","stop_hook_active":false,"last_assistant_message":"Found 3 callers."`),
-		with(claudeBase, func(e *Event) { e.Kind, e.Name, e.Message = SubagentStop, "SubagentStop", "Found 3 callers." })},
+		with(claudeBase, func(e *Event) {
+			e.Kind, e.Name, e.Message, e.Subagent = SubagentStop, "SubagentStop", "Found 3 callers.", "a-1"
+		})},
 	{"claude/SessionEnd", "", nil, claudePayload("SessionEnd", `,"reason":"prompt_input_exit"`),
 		with(claudeBase, func(e *Event) { e.Kind, e.Name, e.Reason = SessionEnd, "SessionEnd", "prompt_input_exit" })},
 	{"claude/unknown event kept", "", nil, claudePayload("TeammateIdle", `,"teammate_name":"x","future_field":{"a":[1,2]}`),

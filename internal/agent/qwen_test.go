@@ -66,8 +66,8 @@ func init() {
 		q("Notification", `,"message":"Check this","notification_type":"elicitation_dialog"`, func(e *Event) {
 			e.Kind, e.Message, e.Reason = Attention, "Check this", "elicitation_dialog"
 		}),
-		q("SubagentStart", `,"agent_id":"a1","agent_type":"Explore"`, func(e *Event) { e.Kind = SubagentStart }),
-		q("SubagentStop", `,"agent_id":"a1","agent_type":"Explore"`, func(e *Event) { e.Kind = SubagentStop }),
+		q("SubagentStart", `,"agent_id":"a1","agent_type":"Explore"`, func(e *Event) { e.Kind, e.Subagent = SubagentStart, "a1" }),
+		q("SubagentStop", `,"agent_id":"a1","agent_type":"Explore"`, func(e *Event) { e.Kind, e.Subagent = SubagentStop, "a1" }),
 		q("TodoCreated", ``, func(e *Event) {}),
 		q("TodoCompleted", ``, func(e *Event) {}),
 		q("Stop", `,"stop_hook_active":false,"last_assistant_message":"Done."`, func(e *Event) { e.Kind, e.Message = TurnEnd, "Done." }),

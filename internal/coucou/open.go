@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -25,13 +24,6 @@ import (
 // PostToolUse: no lock and no read-modify-write on the tool path, and
 // parallel tool calls never wait for each other.
 
-// openTool is a tool that started and has not ended.
-type openTool struct {
-	ID    string `json:"id,omitempty"`
-	Name  string `json:"name,omitempty"`
-	Start int64  `json:"start"` // Unix nanoseconds, for the order
-}
-
 const (
 	openStale   = 7 * 24 * time.Hour
 	gcAbove     = 256 // state files before a boundary collects stale ones
@@ -51,13 +43,10 @@ func boundary(event string) bool {
 // the payloads (in Claude's vocabulary) of those a turn boundary closes.
 func refusedTools(inv *hook.Invocation, ev agent.Event, event string) []map[string]any {
 	pre, post := event == "PreToolUse", event == "PostToolUse" || event == "PostToolUseFailure"
-	if ev.Session == "" || !pre && !post && !boundary(event) || ev.Get("agent_id").String() != "" {
+	if ev.Session == "" || !pre && !post && !boundary(event) || ev.Subagent != "" {
 		return nil
 	}
-	id := ev.ToolUseID
-	if id == "" && ev.Tool != "" {
-		id = "name:" + ev.Tool
-	}
+	id := agent.ToolKey(ev.ToolUseID, ev.Tool)
 	if (pre || post) && id == "" {
 		return nil
 	}
@@ -75,13 +64,20 @@ func refusedTools(inv *hook.Invocation, ev agent.Event, event string) []map[stri
 		// The closing line names the tool as the app saw it start: the
 		// payload's own name, else the canonical one the relay filled in.
 		name := cmp.Or(ev.Get("tool_name").Str, ev.Tool)
-		b, _ := json.Marshal(openTool{ID: ev.ToolUseID, Name: name, Start: ev.Time.UnixNano()})
+		b, _ := json.Marshal(agent.Open(ev, name))
 		store.Write(prefix+state.Key(id), b)
 		return nil
 	case post:
 		store.Remove(prefix + state.Key(id))
 		return nil
 	}
+	return closing(ev, event, takeOpen(store, prefix))
+}
+
+// takeOpen reads and forgets the open tools whose files start with prefix,
+// in start order, collecting stale files of every session when there are
+// many.
+func takeOpen(store *state.Store, prefix string) []agent.OpenTool {
 	entries, err := os.ReadDir(store.Dir())
 	if err != nil {
 		return nil
@@ -89,7 +85,7 @@ func refusedTools(inv *hook.Invocation, ev agent.Event, event string) []map[stri
 	if len(entries) > gcAbove {
 		store.GC(openStale)
 	}
-	var tools []openTool
+	var tools []agent.OpenTool
 	for _, e := range entries {
 		name := e.Name()
 		if !strings.HasPrefix(name, prefix) || strings.HasSuffix(name, ".lock") || strings.HasPrefix(name, ".") {
@@ -97,14 +93,18 @@ func refusedTools(inv *hook.Invocation, ev agent.Event, event string) []map[stri
 		}
 		b, err := store.Read(name)
 		store.Remove(name)
-		var t openTool
+		var t agent.OpenTool
 		if err == nil && json.Unmarshal(b, &t) == nil {
 			tools = append(tools, t)
 		}
 	}
-	slices.SortFunc(tools, func(a, b openTool) int {
-		return cmp.Or(cmp.Compare(a.Start, b.Start), strings.Compare(a.ID+a.Name, b.ID+b.Name))
-	})
+	agent.SortOpen(tools)
+	return tools
+}
+
+// closing are the payloads, in Claude's vocabulary, that end the tools
+// left open at the boundary event.
+func closing(ev agent.Event, event string, tools []agent.OpenTool) []map[string]any {
 	var closed []map[string]any
 	for _, t := range tools {
 		p := map[string]any{"hook_event_name": "PostToolUseFailure", "session_id": ev.Session,

@@ -79,33 +79,7 @@ func (c *relayCLI) Run(inv *hook.Invocation) error {
 	if c.StatusLine {
 		return c.statusLine(inv)
 	}
-	name := c.Agent
-	var args []string
-	if c.Event != "" {
-		args = append([]string{c.Event}, c.Rest...)
-	}
-
-	tag := ""
-	if name != "" && name != "claude" {
-		if ValidAgent(name) {
-			tag = name
-		} else {
-			inv.Notef("--agent %q is not a name the app accepts (^[a-z0-9-]{1,24}$): the event goes to the Claude Code pill", name)
-		}
-	}
-	ev := inv.Event(name, args) // for the log, the session-end budget, and what the dialect normalizes
-	// The payload as the dialect read it: stdin, or the argument an agent
-	// passes its JSON in (Codex's notify program); cut at the stdin cap, its
-	// complete leading fields.
-	payload := ev.Raw
-	if ev.Script && payload == nil {
-		// A script's event, by arguments: the payload Claude Code would
-		// have sent, on a pill of its own.
-		payload = ScriptPayload(ev)
-		if name == "" {
-			tag = ScriptAgent
-		}
-	}
+	ev, payload, tag := c.event(inv)
 	if skip := c.notShown(ev); skip != "" {
 		inv.Skip("%s: %s: not relayed", ev.Name, skip)
 		c.reply(inv, ev, None, nil) // what the agent reads after every hook, still
@@ -133,16 +107,7 @@ func (c *relayCLI) Run(inv *hook.Invocation) error {
 		UID: os.Getuid(), TmpDir: os.TempDir(), SID: userSID()})
 	send := transport.SocketLine{Path: path, Line: line, ReadReply: true,
 		ConnectWithin: connectWithin, MaxReply: maxAnswer}
-	for _, p := range refusedTools(inv, ev, event) {
-		// A tool that never got its PostToolUse ends, not ok, before the
-		// turn boundary is relayed.
-		if l, _, ok := Translate(encode(p), Input{Agent: tag, Getenv: inv.Getenv, Getwd: os.Getwd, Now: time.Now()}); ok {
-			closer := send
-			closer.Line, closer.ReadReply, closer.ReplyWithin, closer.ReplyOptional = l, true, ackWithin, true
-			inv.Send(closer)
-		}
-	}
-
+	closeRefused(inv, ev, event, tag, send)
 	waits := event == "PermissionRequest" && TakesDecisions(ev)
 	if !waits && !c.Ask {
 		// The app acknowledges with {"ok":true} (macOS) or just closes
@@ -153,7 +118,55 @@ func (c *relayCLI) Run(inv *hook.Invocation) error {
 		c.reply(inv, ev, None, nil)
 		return nil
 	}
+	c.decide(inv, ev, send, question)
+	return nil
+}
 
+// event is the event, the payload relayed (the dialect's reading of stdin
+// or of the argument an agent passes its JSON in, or a script's event as
+// Claude Code would have sent it), and the pill's agent tag.
+func (c *relayCLI) event(inv *hook.Invocation) (ev agent.Event, payload []byte, tag string) {
+	name := c.Agent
+	var args []string
+	if c.Event != "" {
+		args = append([]string{c.Event}, c.Rest...)
+	}
+	if name != "" && name != "claude" {
+		if ValidAgent(name) {
+			tag = name
+		} else {
+			inv.Notef("--agent %q is not a name the app accepts (^[a-z0-9-]{1,24}$): the event goes to the Claude Code pill", name)
+		}
+	}
+	ev = inv.Event(name, args) // for the log, the session-end budget, and what the dialect normalizes
+	// Cut at the stdin cap, the payload keeps its complete leading fields.
+	payload = ev.Raw
+	if ev.Script && payload == nil {
+		// A script's event, by arguments: the payload Claude Code would
+		// have sent, on a pill of its own.
+		payload = ScriptPayload(ev)
+		if name == "" {
+			tag = ScriptAgent
+		}
+	}
+	return ev, payload, tag
+}
+
+// closeRefused relays, before a turn boundary, the end (not ok) of each
+// tool that never got its PostToolUse.
+func closeRefused(inv *hook.Invocation, ev agent.Event, event, tag string, send transport.SocketLine) {
+	for _, p := range refusedTools(inv, ev, event) {
+		if l, _, ok := Translate(encode(p), Input{Agent: tag, Getenv: inv.Getenv, Getwd: os.Getwd, Now: time.Now()}); ok {
+			closer := send
+			closer.Line, closer.ReadReply, closer.ReplyWithin, closer.ReplyOptional = l, true, ackWithin, true
+			inv.Send(closer)
+		}
+	}
+}
+
+// decide sends an event a person answers in the app (an approval, a
+// question), waits for the answer, and replies to the agent with it.
+func (c *relayCLI) decide(inv *hook.Invocation, ev agent.Event, send transport.SocketLine, question bool) {
 	if !inv.DryRun() {
 		inv.AwaitHuman(c.decisionTimeout(inv))
 	}
@@ -172,7 +185,7 @@ func (c *relayCLI) Run(inv *hook.Invocation) error {
 			if updated, ok := UpdatedInput([]byte(ev.Get("tool_input").Raw), answer.Body); ok {
 				if r := AnswerReply(ev, updated); r != "" {
 					inv.Reply([]byte(r + "\n"))
-					return nil
+					return
 				}
 			}
 		}
@@ -180,12 +193,11 @@ func (c *relayCLI) Run(inv *hook.Invocation) error {
 			inv.Notef("the app's answer %q does not answer the questions asked: Claude Code asks in its terminal", clip(answer.Body))
 		}
 		if c.Ask {
-			return nil
+			return
 		}
 		d = None
 	}
 	c.reply(inv, ev, d, []byte(ev.Get("permission_suggestions").Raw))
-	return nil
 }
 
 // notShown says why the app is not told of ev, or "". The app is told

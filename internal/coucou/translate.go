@@ -173,7 +173,14 @@ func Translate(payload []byte, in Input) (line []byte, event string, ok bool) {
 		return nil, "", false
 	}
 
-	event, _ = p["hook_event_name"].(string)
+	event = eventName(p, in)
+	addContext(p, in)
+	return capLine(p, event, in)
+}
+
+// eventName is the event in Claude Code's vocabulary, set in p.
+func eventName(p map[string]any, in Input) string {
+	event, _ := p["hook_event_name"].(string)
 	if event == "" {
 		event = in.Event
 	}
@@ -184,7 +191,13 @@ func Translate(payload []byte, in Input) (line []byte, event string, ok bool) {
 	if event != "" {
 		p["hook_event_name"] = event
 	}
+	return event
+}
 
+// addContext adds to p what the app reads beside the payload (the agent's
+// tag, the terminal, the aliases of the agent's field names, the kind, the
+// time) and drops the big fields it does not read.
+func addContext(p map[string]any, in Input) {
 	if _, tagged := p["coucou_agent"]; !tagged {
 		switch {
 		case in.Agent != "":
@@ -222,7 +235,11 @@ func Translate(payload []byte, in Input) (line []byte, event string, ok bool) {
 			p["error"] = firstLine(s)
 		}
 	}
+}
 
+// capLine encodes p, every string capped, harder until the line fits the
+// app's cap; event is returned as sent.
+func capLine(p map[string]any, event string, in Input) (line []byte, _ string, ok bool) {
 	tool := p["tool_name"]
 	if in.Parsed != nil && in.Parsed.Tool != "" {
 		tool = in.Parsed.Tool // canonical: Gemini's replace is an Edit

@@ -158,19 +158,7 @@ func surfacesFlag(args []string) (names, rest []string) {
 
 // combine runs the chosen surfaces' handlers on this event.
 func (inv *Invocation) combine(c Combined, names, args []string) {
-	var bins []*Binary
-	for _, n := range names {
-		i := slices.IndexFunc(c.Surfaces, func(b Binary) bool { return b.Name == strings.TrimSpace(n) })
-		if i < 0 {
-			if n != "" {
-				inv.Notef("--surfaces: %q is not a surface: ignored", n)
-			}
-			continue
-		}
-		if !slices.ContainsFunc(bins, func(b *Binary) bool { return b.Name == c.Surfaces[i].Name }) {
-			bins = append(bins, &c.Surfaces[i])
-		}
-	}
+	bins := inv.chosen(c, names)
 	if len(bins) == 0 {
 		inv.Skip("no surface to serve (--surfaces)")
 		return
@@ -186,26 +174,59 @@ func (inv *Invocation) combine(c Combined, names, args []string) {
 	inv.parseMu.Unlock()
 	ev := inv.Payload(agentFlag, positional)
 	inv.Observe(ev)
+	subs, outs := inv.serve(serving(c, bins, ev), args)
+	// The agent may be waiting for the reply (an approval): it goes first,
+	// before the finishers are started and the lines written.
+	inv.replyOnce(subs, outs)
+	inv.oneFinisher(c, subs, args)
+	for _, sub := range subs {
+		sub.finish() // after the finisher's pid is known
+	}
+	inv.sumUp(subs)
+}
+
+// chosen are the surfaces --surfaces names, each once, in its order.
+func (inv *Invocation) chosen(c Combined, names []string) []*Binary {
+	var bins []*Binary
+	for _, n := range names {
+		i := slices.IndexFunc(c.Surfaces, func(b Binary) bool { return b.Name == strings.TrimSpace(n) })
+		if i < 0 {
+			if n != "" {
+				inv.Notef("--surfaces: %q is not a surface: ignored", n)
+			}
+			continue
+		}
+		if !slices.ContainsFunc(bins, func(b *Binary) bool { return b.Name == c.Surfaces[i].Name }) {
+			bins = append(bins, &c.Surfaces[i])
+		}
+	}
+	return bins
+}
+
+// serving are the surfaces of bins that serve ev. Each sees only the events
+// it is installed on, when the event is one some surface is installed on (an
+// event none knows, or one named after flags this cannot read, goes to all,
+// as separate binaries would each have been run).
+func serving(c Combined, bins []*Binary, ev agent.Event) []*Binary {
+	var serve []*Binary
+	for _, b := range bins {
+		if c.Hooks == nil || c.Hooks(b.Name, string(ev.Agent), ev.Name) {
+			serve = append(serve, b)
+		}
+	}
+	if len(serve) == 0 {
+		return bins
+	}
+	return serve
+}
+
+// serve runs each surface's handler concurrently, as its own binary would,
+// and returns their invocations and their stdouts once all are done.
+func (inv *Invocation) serve(bins []*Binary, args []string) ([]*Invocation, []*lockedBuffer) {
 	var subs []*Invocation
 	var outs []*lockedBuffer
 	var wg sync.WaitGroup
-	// Each surface sees only the events it is installed on, when the event
-	// is one some surface is installed on (an event none knows, or one named
-	// after flags this cannot read, goes to all, as separate binaries would
-	// each have been run).
-	serves := make([]bool, len(bins))
-	for i, b := range bins {
-		serves[i] = c.Hooks == nil || c.Hooks(b.Name, string(ev.Agent), ev.Name)
-	}
-	if !slices.Contains(serves, true) {
-		for i := range serves {
-			serves[i] = true
-		}
-	}
-	for i, b := range bins {
-		if !serves[i] {
-			continue // not one of this surface's events
-		}
+	for _, b := range bins {
 		out := &lockedBuffer{}
 		sub := inv.child(b, out)
 		subs, outs = append(subs, sub), append(outs, out)
@@ -222,40 +243,56 @@ func (inv *Invocation) combine(c Combined, names, args []string) {
 		}()
 	}
 	wg.Wait()
-	// The agent may be waiting for the reply (an approval): it goes first,
-	// before the finishers are started and the lines written.
+	return subs, outs
+}
+
+// replyOnce writes the one reply that goes out (every surface's output in a
+// dry run), noting those set aside.
+func (inv *Invocation) replyOnce(subs []*Invocation, outs []*lockedBuffer) {
 	if inv.dryRun {
 		for _, o := range outs {
 			inv.write(o.Bytes())
 		}
-	} else if i := pickReply(outs); i >= 0 {
-		for j, o := range outs {
-			if j != i && o.Len() > 0 {
-				inv.Notef("%s's reply %q set aside for %s's", subs[j].bin.Name, clipReply(o.Bytes()), subs[i].bin.Name)
-			}
-		}
-		inv.write(outs[i].Bytes())
+		return
 	}
+	i := pickReply(outs)
+	if i < 0 {
+		return
+	}
+	for j, o := range outs {
+		if j != i && o.Len() > 0 {
+			inv.Notef("%s's reply %q set aside for %s's", subs[j].bin.Name, clipReply(o.Bytes()), subs[i].bin.Name)
+		}
+	}
+	inv.write(outs[i].Bytes())
+}
+
+// oneFinisher starts one finisher for the surfaces that handed work over, in
+// the surfaces' order, and gives each its pid.
+func (inv *Invocation) oneFinisher(c Combined, subs []*Invocation, args []string) {
 	inv.mu.Lock()
 	requests := inv.requests
 	inv.mu.Unlock()
-	if len(requests) > 0 {
-		order := func(r finisherRequest) int {
-			return slices.IndexFunc(subs, func(s *Invocation) bool { return s.bin.Name == r.surface })
-		}
-		slices.SortFunc(requests, func(a, b finisherRequest) int { return order(a) - order(b) })
-		pid := inv.startFinishers(c, requests, args)
-		for _, sub := range subs {
-			if slices.ContainsFunc(requests, func(r finisherRequest) bool { return r.surface == sub.bin.Name }) {
-				sub.mu.Lock()
-				sub.rec.FinisherPID = pid
-				sub.mu.Unlock()
-			}
-		}
+	if len(requests) == 0 {
+		return
 	}
+	order := func(r finisherRequest) int {
+		return slices.IndexFunc(subs, func(s *Invocation) bool { return s.bin.Name == r.surface })
+	}
+	slices.SortFunc(requests, func(a, b finisherRequest) int { return order(a) - order(b) })
+	pid := inv.startFinishers(c, requests, args)
 	for _, sub := range subs {
-		sub.finish() // after the finisher's pid is known
+		if slices.ContainsFunc(requests, func(r finisherRequest) bool { return r.surface == sub.bin.Name }) {
+			sub.mu.Lock()
+			sub.rec.FinisherPID = pid
+			sub.mu.Unlock()
+		}
 	}
+}
+
+// sumUp records the surfaces' outcomes as the process's: the worst of them,
+// a failure of any over a success.
+func (inv *Invocation) sumUp(subs []*Invocation) {
 	var served []string
 	outcome := outcomeNothing
 	for _, sub := range subs {

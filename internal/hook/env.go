@@ -80,7 +80,7 @@ func HomeVars() []Var {
 	for _, d := range agent.Installable() {
 		if s := d.Settings; s.HomeVar != "" {
 			help := fmt.Sprintf("%s's config home (default %s): install and doctor find its settings there", d.Title, DefaultHome(s))
-			// Locate and Owns look under the same home (agent.Home).
+			// Locate and Owns look under the same home (Settings.ConfigHome).
 			if d.Burn != nil && d.Burn.Locate != nil {
 				help += "; the token burn finds its transcript there when a hook does not name it"
 			}
@@ -96,8 +96,7 @@ func HomeVars() []Var {
 // DefaultHome is where an agent's config home is when its variable is not
 // set: the user settings' path without the part under the home.
 func DefaultHome(s *agent.Settings) string {
-	n := max(len(s.User)-len(s.HomeRel), 0)
-	return filepath.ToSlash(filepath.Join(append([]string{"~"}, s.User[:n]...)...))
+	return filepath.ToSlash(s.ConfigHome(nil, "~"))
 }
 
 // envHelp is the Environment section of --help: each variable, and what it

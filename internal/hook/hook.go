@@ -343,6 +343,43 @@ func (inv *Invocation) run(args []string) int {
 	if !inv.otherCommand(firstWord(args)) {
 		args, inv.script = splitScript(args)
 	}
+	interactive := map[string]bool{}
+	for _, c := range inv.bin.Commands {
+		interactive[c.Name] = true
+	}
+	// The commands for people are part of the grammar only when an argument
+	// names one (or help is asked for): building their model costs a quarter
+	// of a millisecond that a hook would pay on every call. Which word is
+	// the command is then kong's to say.
+	named := slices.ContainsFunc(args, func(a string) bool { return interactive[a] || a == "hook" })
+	root, opts := any(inv.bin.CLI), inv.kongOptions(args)
+	var console *Console
+	if named || helpWanted(args) {
+		root, console, opts = inv.personGrammar(opts)
+	}
+	parser, err := kong.New(root, opts...)
+	if err != nil {
+		panic(err) // a grammar bug, caught by every test
+	}
+	person := ""
+	if named {
+		person, args = commandFirst(parser, args, interactive)
+	}
+	kctx, code, ok := inv.parseArgs(parser, args, person != "")
+	if !ok {
+		return code
+	}
+	if interactive[kctx.Command()] || interactive[firstWord(strings.Fields(kctx.Command()))] {
+		return inv.runCommand(kctx, console)
+	}
+	if err := kctx.Run(inv); err != nil {
+		inv.fail(outcomeFailed, err)
+	}
+	return 0
+}
+
+// kongOptions are the options every parse of the binary's grammar takes.
+func (inv *Invocation) kongOptions(args []string) []kong.Option {
 	opts := []kong.Option{
 		kong.Name(inv.bin.Name),
 		// The whole description is built only for a person who asks: its
@@ -356,48 +393,40 @@ func (inv *Invocation) run(args []string) int {
 	if helpWanted(args) {
 		opts = append(opts, kong.Description(helpText(inv.bin)))
 	}
-	interactive := map[string]bool{}
-	for _, c := range inv.bin.Commands {
-		interactive[c.Name] = true
-	}
-	// The commands for people are part of the grammar only when an argument
-	// names one (or help is asked for): building their model costs a quarter
-	// of a millisecond that a hook would pay on every call. Which word is
-	// the command is then kong's to say.
-	named := slices.ContainsFunc(args, func(a string) bool { return interactive[a] || a == "hook" })
+	return opts
+}
+
+// personGrammar adds the commands for a person to the grammar: the root
+// to parse, the console they print to, and the options.
+func (inv *Invocation) personGrammar(opts []kong.Option) (any, *Console, []kong.Option) {
 	var root any = inv.bin.CLI
-	var console *Console
-	if named || helpWanted(args) {
-		if !hasCommands(inv.bin.CLI) {
-			// The binary's grammar becomes the default command.
-			root = &struct{}{}
-			opts = append(opts, kong.DynamicCommand("hook", "Handle one hook event (the default: what agents run).", "", inv.bin.CLI, `default:"withargs"`))
-		}
-		for _, c := range inv.bin.Commands {
-			opts = append(opts, kong.DynamicCommand(c.Name, c.Help, "", c.CLI))
-		}
-		// What only the commands for people use (their --agent enum, the
-		// console they print to), built only for them.
-		console = &Console{Out: inv.stdout, Err: inv.stderr, Getenv: os.Getenv}
-		if f, ok := inv.stdout.(*os.File); ok {
-			console.Color = isatty.IsTerminal(f.Fd()) && os.Getenv("NO_COLOR") == ""
-		}
-		opts = append(opts, kong.Vars{"agents": strings.Join(agent.InstallableNames(), ",")}, kong.Bind(console))
+	if !hasCommands(inv.bin.CLI) {
+		// The binary's grammar becomes the default command.
+		root = &struct{}{}
+		opts = append(opts, kong.DynamicCommand("hook", "Handle one hook event (the default: what agents run).", "", inv.bin.CLI, `default:"withargs"`))
 	}
-	parser, err := kong.New(root, opts...)
-	if err != nil {
-		panic(err) // a grammar bug, caught by every test
+	for _, c := range inv.bin.Commands {
+		opts = append(opts, kong.DynamicCommand(c.Name, c.Help, "", c.CLI))
 	}
-	person := ""
-	if named {
-		person, args = commandFirst(parser, args, interactive)
+	// What only the commands for people use (their --agent enum, the
+	// console they print to), built only for them.
+	console := &Console{Out: inv.stdout, Err: inv.stderr, Getenv: os.Getenv}
+	if f, ok := inv.stdout.(*os.File); ok {
+		console.Color = isatty.IsTerminal(f.Fd()) && os.Getenv("NO_COLOR") == ""
 	}
+	return root, console, append(opts, kong.Vars{"agents": strings.Join(agent.InstallableNames(), ",")}, kong.Bind(console))
+}
+
+// parseArgs parses args; on an error, a person's command exits 2, and a
+// hook retries with the positional arguments alone. ok is false when there
+// is nothing to run, and code is the exit status.
+func (inv *Invocation) parseArgs(parser *kong.Kong, args []string, person bool) (kctx *kong.Context, code int, ok bool) {
 	kctx, err := parser.Parse(args)
-	if err != nil && person != "" {
+	if err != nil && person {
 		// A person typed it: say what is wrong, the usual way.
 		inv.interactive = true
 		fmt.Fprintf(inv.stderr, "%s: %v\n", inv.bin.Name, err)
-		return 2
+		return nil, 2, false
 	}
 	if err != nil {
 		// A mistyped settings line must not fail the agent's hook, and
@@ -407,23 +436,22 @@ func (inv *Invocation) run(args []string) int {
 		kctx, err = parser.Parse(positional(args))
 		if err != nil {
 			inv.fail(outcomeArgs, err)
-			return 0
+			return nil, 0, false
 		}
 	}
-	if interactive[kctx.Command()] || interactive[firstWord(strings.Fields(kctx.Command()))] {
-		// A person waits for it: no hook deadline, no watchdog.
-		inv.interactive = true
-		inv.mu.Lock()
-		inv.watchdog.Stop()
-		inv.mu.Unlock()
-		if err := kctx.Run(console); err != nil {
-			fmt.Fprintf(inv.stderr, "%s: %v\n", inv.bin.Name, err)
-			return 1
-		}
-		return 0
-	}
-	if err := kctx.Run(inv); err != nil {
-		inv.fail(outcomeFailed, err)
+	return kctx, 0, true
+}
+
+// runCommand runs a command for a person, who waits for it: no hook
+// deadline, no watchdog.
+func (inv *Invocation) runCommand(kctx *kong.Context, console *Console) int {
+	inv.interactive = true
+	inv.mu.Lock()
+	inv.watchdog.Stop()
+	inv.mu.Unlock()
+	if err := kctx.Run(console); err != nil {
+		fmt.Fprintf(inv.stderr, "%s: %v\n", inv.bin.Name, err)
+		return 1
 	}
 	return 0
 }
@@ -569,6 +597,9 @@ func (inv *Invocation) Event(agentFlag string, args []string) agent.Event {
 		// it, or it waits here; a later event may queue behind it.
 		inv.Observe(ev)
 		ev = inv.later(ev, agentFlag, args)
+	}
+	for _, note := range ev.Notes {
+		inv.Notef("%s", note)
 	}
 	if ev.Kind == agent.Unknown {
 		if ev.Name == "" {

@@ -129,34 +129,51 @@ func (inv *Invocation) later(ev agent.Event, agentFlag string, args []string) ag
 	}
 	defer release()
 	in := inv.Stdin()
-	q := readQueue(store, name)
-	if q != nil && q.Sent < len(q.Entries) {
-		if time.Now().Before(time.UnixMilli(q.Deadline).Add(-queueMargin)) && queueable(ev) && !in.Truncated {
-			behind := *q
-			behind.Entries = append(slices.Clone(q.Entries), inv.entry())
-			if err := writeQueue(store, name, &behind); err == nil {
-				inv.Notef("queued behind the turn end that a finisher%s sends: sent after it", pidNote(q.PID))
-				inv.handOver(ev, q.PID)
-			}
-		}
-		// Sent here, after what is queued.
-		store.Remove(name)
-		inv.Notef("the turn end's finisher%s has not sent %d event(s): sent here, first", pidNote(q.PID), len(q.Entries)-q.Sent)
-		for _, e := range q.Entries[q.Sent:] {
-			inv.replay(e, false)
-		}
-	} else if q != nil {
-		store.Remove(name)
-	}
+	inv.behindQueue(store, name, ev, in.Truncated)
 	if !ev.AnswerPending {
 		return ev
 	}
 	if !inv.CanFinishLater() || in.Truncated {
 		return inv.settle(ev, agentFlag, args)
 	}
+	return inv.finishLater(store, name, ev, agentFlag, args)
+}
+
+// behindQueue deals with the session's queue, under its lock: the event
+// joins it, if it can wait behind the turn end being finished (it is then
+// handed over), else what is queued is sent here, first; a queue all sent
+// is removed.
+func (inv *Invocation) behindQueue(store *state.Store, name string, ev agent.Event, truncated bool) {
+	q := readQueue(store, name)
+	if q == nil {
+		return
+	}
+	if q.Sent >= len(q.Entries) {
+		store.Remove(name)
+		return
+	}
+	if time.Now().Before(time.UnixMilli(q.Deadline).Add(-queueMargin)) && queueable(ev) && !truncated {
+		behind := *q
+		behind.Entries = append(slices.Clone(q.Entries), inv.entry())
+		if err := writeQueue(store, name, &behind); err == nil {
+			inv.Notef("queued behind the turn end that a finisher%s sends: sent after it", pidNote(q.PID))
+			inv.handOver(ev, q.PID)
+		}
+	}
+	// Sent here, after what is queued.
+	store.Remove(name)
+	inv.Notef("the turn end's finisher%s has not sent %d event(s): sent here, first", pidNote(q.PID), len(q.Entries)-q.Sent)
+	for _, e := range q.Entries[q.Sent:] {
+		inv.replay(e, false)
+	}
+}
+
+// finishLater starts a finisher that sends the turn end once its answer is
+// written, and hands the event over; if it cannot, the turn end waits here.
+func (inv *Invocation) finishLater(store *state.Store, name string, ev agent.Event, agentFlag string, args []string) agent.Event {
 	token := fmt.Sprintf("later-%d-%d", os.Getpid(), time.Now().UnixNano())
 	deadline, _ := inv.Context().Deadline()
-	q = &queue{Token: token, Deadline: deadline.Add(reserve).UnixMilli(), Agent: string(ev.Agent),
+	q := &queue{Token: token, Deadline: deadline.Add(reserve).UnixMilli(), Agent: string(ev.Agent),
 		Positional: args, Transcript: ev.Transcript, Entries: []entry{inv.entry()}}
 	if err := writeQueue(store, name, q); err != nil {
 		inv.Notef("state: %v: the turn end waits here for its answer", err)

@@ -73,24 +73,15 @@ func (inv *Invocation) wrap(args []string) (code int) {
 		relay(os.Stdin)
 		return 0
 	}
-	cmdline := c.Command
-	if len(cmdline) == 0 {
+	if len(c.Command) == 0 {
 		fmt.Fprintf(inv.stderr, "%s wrap: no command (usage: %s wrap [--session ID] [--name TEXT] -- CMD ARGS…)\n", inv.bin.Name, inv.bin.Name)
 		return 2
 	}
-
-	path, err := exec.LookPath(cmdline[0])
-	if err != nil {
-		// As a shell says it: 127 for a command not found, 126 for one
-		// that cannot run.
-		fmt.Fprintf(inv.stderr, "%s wrap: %s: %v\n", inv.bin.Name, cmdline[0], cause(err))
-		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
-			return 127
-		}
-		return 126
+	path, code := inv.lookPath(c.Command[0])
+	if code != 0 {
+		return code
 	}
-
-	cmd := &exec.Cmd{Path: path, Args: cmdline, Stdout: inv.stdout, Stderr: inv.stderr}
+	cmd := &exec.Cmd{Path: path, Args: c.Command, Stdout: inv.stdout, Stderr: inv.stderr}
 	if inv.stdin != nil {
 		cmd.Stdin = inv.stdin
 	}
@@ -103,7 +94,7 @@ func (inv *Invocation) wrap(args []string) (code int) {
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		signal.Stop(signals)
-		fmt.Fprintf(inv.stderr, "%s wrap: %s: %v\n", inv.bin.Name, cmdline[0], cause(err))
+		fmt.Fprintf(inv.stderr, "%s wrap: %s: %v\n", inv.bin.Name, c.Command[0], cause(err))
 		return 126
 	}
 	exited := make(chan struct{})
@@ -115,24 +106,72 @@ func (inv *Invocation) wrap(args []string) (code int) {
 			code, _ = exitStatus(cmd.ProcessState)
 		}
 	}()
-
 	// Only now, beside the running child, the surface hears of it.
-	// Surfaces show a line or two of it; the events' own argv must stay
-	// far below the system's limit, whatever the command line's length.
-	line := text.ClipBytes(quoteArgs(cmdline), maxShown)
-	name := text.ClipBytes(strings.TrimSpace(c.Name), maxShown)
-	if name == "" {
-		name = line
+	run := inv.newWrapRun(c, cmd.Process.Pid)
+	relayed := inv.announce(run)
+	forwardUntil(cmd.Process, signals, exited)
+	return inv.wrapEnd(run, <-relayed, cmd.ProcessState, start)
+}
+
+// forwardUntil forwards the signals caught to the child until it exits.
+func forwardUntil(p *os.Process, signals chan os.Signal, exited <-chan struct{}) {
+	defer signal.Stop(signals)
+	for {
+		select {
+		case s := <-signals:
+			forward(p, s)
+		case <-exited:
+			return
+		}
 	}
-	session := agent.ScriptSession(c.Session, os.Getenv, controllingTerminal)
-	if session == "" {
-		session = "wrap." + strconv.Itoa(cmd.Process.Pid)
+}
+
+// lookPath finds the command as a shell does; a status other than 0 is
+// the shell's for one it cannot run: 127 not found, 126 not runnable.
+func (inv *Invocation) lookPath(name string) (string, int) {
+	path, err := exec.LookPath(name)
+	if err == nil {
+		return path, 0
 	}
-	cwd, _ := os.Getwd()
-	ev := func(kind agent.Kind, flags ...string) []string {
-		return append([]string{string(kind), "--session", session, "--cwd", cwd}, flags...)
+	fmt.Fprintf(inv.stderr, "%s wrap: %s: %v\n", inv.bin.Name, name, cause(err))
+	if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
+		return "", 127
 	}
-	// The relay starts beside the child, not in front of our wait for it.
+	return "", 126
+}
+
+// wrapRun is what the events of one wrapped run say about it.
+type wrapRun struct {
+	session, cwd string
+	// line is the command line, name what the run is called.
+	line, name string
+}
+
+// newWrapRun names a wrapped run. Surfaces show a line or two of it; the
+// events' own argv must stay far below the system's limit, whatever the
+// command line's length.
+func (inv *Invocation) newWrapRun(c wrapCLI, pid int) wrapRun {
+	run := wrapRun{line: text.ClipBytes(quoteArgs(c.Command), maxShown)}
+	run.name = text.ClipBytes(strings.TrimSpace(c.Name), maxShown)
+	if run.name == "" {
+		run.name = run.line
+	}
+	run.session = agent.ScriptSession(c.Session, os.Getenv, controllingTerminal)
+	if run.session == "" {
+		run.session = "wrap." + strconv.Itoa(pid)
+	}
+	run.cwd, _ = os.Getwd()
+	return run
+}
+
+// ev is the arguments of one of the run's events.
+func (run wrapRun) ev(kind agent.Kind, flags ...string) []string {
+	return append([]string{string(kind), "--session", run.session, "--cwd", run.cwd}, flags...)
+}
+
+// announce starts the relay and sends the run's start, beside the child,
+// not in front of our wait for it.
+func (inv *Invocation) announce(run wrapRun) <-chan *relayer {
 	relayed := make(chan *relayer, 1)
 	go func() {
 		defer func() {
@@ -141,31 +180,25 @@ func (inv *Invocation) wrap(args []string) (code int) {
 			}
 		}()
 		r := startRelay()
-		r.send(ev(agent.SessionStart))
-		r.send(ev(agent.Prompt, "--message", name))
+		r.send(run.ev(agent.SessionStart))
+		r.send(run.ev(agent.Prompt, "--message", run.name))
 		if inv.bin.Wrap.AsTool {
-			input, _ := json.Marshal(map[string]string{"command": line})
-			r.send(ev(agent.ToolStart, "--tool", agent.Bash, "--input", string(input)))
+			input, _ := json.Marshal(map[string]string{"command": run.line})
+			r.send(run.ev(agent.ToolStart, "--tool", agent.Bash, "--input", string(input)))
 		}
 		relayed <- r
 	}()
+	return relayed
+}
 
-	for waiting := true; waiting; {
-		select {
-		case s := <-signals:
-			forward(cmd.Process, s)
-		case <-exited:
-			waiting = false
-		}
-	}
-	signal.Stop(signals)
-
-	status, sig := exitStatus(cmd.ProcessState)
-	r := <-relayed
+// wrapEnd sends how the run ended and returns its status, or dies of the
+// signal that ended it.
+func (inv *Invocation) wrapEnd(run wrapRun, r *relayer, ps *os.ProcessState, start time.Time) int {
+	status, sig := exitStatus(ps)
 	kind, message := outcome(status, sig, interrupt, Elapsed(start))
-	r.send(ev(kind, "--message", message))
+	r.send(run.ev(kind, "--message", message))
 	if inv.bin.Wrap.EndsSession {
-		r.send(ev(agent.SessionEnd))
+		r.send(run.ev(agent.SessionEnd))
 	}
 	r.close() // the relay goes on alone: our status does not wait for a surface
 	if sig != nil {

@@ -47,14 +47,11 @@ func (a *Agent) Path(scope, home, project, binary string, getenv func(string) st
 	var p string
 	switch scope {
 	case "", "user":
-		if d := a.home(getenv); d != "" {
-			p = filepath.Join(append([]string{d}, a.HomeRel...)...)
-			break
-		}
-		if home == "" {
+		d := a.ConfigHome(getenv, home)
+		if d == "" {
 			return "", fmt.Errorf("no home directory: give --settings")
 		}
-		p = filepath.Join(append([]string{home}, a.User...)...)
+		p = filepath.Join(append([]string{d}, a.HomeRel...)...)
 	case "project":
 		p = filepath.Join(append([]string{project}, a.Project...)...)
 	default:
@@ -64,14 +61,6 @@ func (a *Agent) Path(scope, home, project, binary string, getenv func(string) st
 		p = filepath.Join(p, a.FileName(binary))
 	}
 	return p, nil
-}
-
-// home is the agent's config-home variable, when it is set.
-func (a *Agent) home(getenv func(string) string) string {
-	if a.HomeVar == "" || getenv == nil {
-		return ""
-	}
-	return getenv(a.HomeVar)
 }
 
 // A Spec is what a binary installs: the kinds of event it consumes. Each

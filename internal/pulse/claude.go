@@ -110,26 +110,9 @@ const (
 func (c *claudeCLI) Run(inv *hook.Invocation) error {
 	args, event := c.split()
 	ev := inv.Event(c.Agent, args)
-	if event == "" {
-		event = pulseEvents[ev.Kind]
-		if event == "" {
-			inv.Skip("%s: nothing to show on the bar for this event", kindName(ev))
-			return nil
-		}
-	} else if !Vocabulary[event] {
-		// An agent event name where a Pulse event belongs: the dialect has
-		// read it (with the payload's refinements), so map its kind.
-		if mapped := pulseEvents[ev.Kind]; mapped != "" {
-			inv.Notef("argument %q is an agent event, not a Pulse event: sending %s", event, mapped)
-			event = mapped
-		} else if agent.Lookup(event) != agent.Unknown {
-			// An agent event its dialect maps to nothing (Copilot's
-			// permissionRequest asks the hooks about every tool, not a person).
-			inv.Skip("%s: nothing to show on the bar for this event", event)
-			return nil
-		} else {
-			inv.Notef("event %q is not in the Pulse vocabulary: the bar shows it as idle", event)
-		}
+	event, ok := pulseEvent(inv, ev, event)
+	if !ok {
+		return nil
 	}
 	if event == "session_end" && ev.Kind != agent.SessionEnd {
 		ev.Kind = agent.SessionEnd // the argument says so: the session-end budget applies
@@ -179,6 +162,33 @@ func (c *claudeCLI) Run(inv *hook.Invocation) error {
 		c.retire(inv, store, state.Key(ev.Session), ev)
 	}
 	return nil
+}
+
+// pulseEvent is the Pulse event to send for ev, given the argument's
+// (event, maybe ""); ok is false when the bar has nothing to show.
+func pulseEvent(inv *hook.Invocation, ev agent.Event, event string) (_ string, ok bool) {
+	switch {
+	case event == "":
+		event = pulseEvents[ev.Kind]
+		if event == "" {
+			inv.Skip("%s: nothing to show on the bar for this event", kindName(ev))
+			return "", false
+		}
+	case Vocabulary[event]:
+	case pulseEvents[ev.Kind] != "":
+		// An agent event name where a Pulse event belongs: the dialect has
+		// read it (with the payload's refinements), so map its kind.
+		inv.Notef("argument %q is an agent event, not a Pulse event: sending %s", event, pulseEvents[ev.Kind])
+		event = pulseEvents[ev.Kind]
+	case agent.Lookup(event) != agent.Unknown:
+		// An agent event its dialect maps to nothing (Copilot's
+		// permissionRequest asks the hooks about every tool, not a person).
+		inv.Skip("%s: nothing to show on the bar for this event", event)
+		return "", false
+	default:
+		inv.Notef("event %q is not in the Pulse vocabulary: the bar shows it as idle", event)
+	}
+	return event, true
 }
 
 // payload is the Pulse payload for the session's state s.
@@ -348,12 +358,10 @@ func (c *claudeCLI) update(inv *hook.Invocation, store *state.Store, name string
 			inv.Notef("state: %v", err)
 		}
 	}
-	// The agent's process, where its dialect can tell which runs the session.
-	if d, _ := agent.For(ev.Agent); d.Owns != nil && (s.PID == 0 || !d.Owns(s.PID, ev.Session, inv.Getenv)) {
-		s.PID = 0
-		if PID(inv.Getenv) == "" {
-			s.PID = d.Process(ev.Session, inv.Getenv)
-		}
+	if d, _ := agent.For(ev.Agent); PID(inv.Getenv) == "" {
+		s.PID = agentProcess(d, s.PID, ev, inv.Getenv, inv.Finishing() == "")
+	} else if d.Owns != nil {
+		s.PID = 0 // the variable names it
 	}
 	if b, err := s.MarshalBinary(); err == nil {
 		if err := store.Write(name+".scan", b); err != nil {
@@ -361,6 +369,31 @@ func (c *claudeCLI) update(inv *hook.Invocation, store *state.Store, name string
 		}
 	}
 	return pending
+}
+
+// notFound is a session's PID once its agent's process was looked for and
+// not found: walking up /proc (up to 8 parents, each asked whether it runs
+// the session) is not done again on every event.
+const notFound = -1
+
+// agentProcess is the agent's process that runs the session, where its
+// dialect can tell, given the one remembered (pid): kept while it still
+// runs the session, looked for when there is none, or when a session
+// (re)start may have a new one. Only a hook (inHook) remembers that it is
+// not found: a finisher runs detached, and the next hook looks again.
+func agentProcess(d *agent.Dialect, pid int, ev agent.Event, getenv func(string) string, inHook bool) int {
+	switch {
+	case d.Owns == nil:
+		return pid
+	case pid == notFound && ev.Kind != agent.SessionStart:
+		return notFound
+	case pid > 0 && d.Owns(pid, ev.Session, getenv):
+		return pid
+	}
+	if found := d.Process(ev.Session, getenv); found > 0 || !inHook {
+		return found
+	}
+	return notFound
 }
 
 // finish is a finisher's work (hook.StartFinisher): the turn end a hook

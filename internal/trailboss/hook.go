@@ -3,7 +3,6 @@ package trailboss
 import (
 	"context"
 	"errors"
-	"io/fs"
 	"strings"
 	"time"
 
@@ -14,7 +13,6 @@ import (
 	"github.com/hookwire/hookwire/internal/install"
 	"github.com/hookwire/hookwire/internal/state"
 	"github.com/hookwire/hookwire/internal/text"
-	"github.com/hookwire/hookwire/internal/transcript"
 )
 
 // Hook is trailboss-hook: any agent's hook events to the Trail Boss queue.
@@ -64,14 +62,7 @@ const (
 )
 
 func (c *hookCLI) Run(inv *hook.Invocation) error {
-	ev := inv.Event(c.Agent, c.Args)
-	if len(c.Args) > 0 && agent.ArgKind(ev, c.Args[0]) != agent.Unknown {
-		// The payload names an event nobody knows (a new hook, garbage):
-		// the settings line's own argument says what it is.
-		ev.Kind = agent.ArgKind(ev, c.Args[0])
-		inv.Notef("taking the argument %q: %s", c.Args[0], ev.Kind)
-		inv.Observe(ev)
-	}
+	ev := c.event(inv)
 	act, ok := actions[ev.Kind]
 	if !ok {
 		if ev.Kind != agent.Unknown {
@@ -79,10 +70,8 @@ func (c *hookCLI) Run(inv *hook.Invocation) error {
 		}
 		return nil
 	}
-
 	pane := inv.Getenv(EnvPane)
-	session := ev.Session
-	if session == "" {
+	if ev.Session == "" {
 		// Not the pane: the daemon deletes a session named after a pane
 		// (its bootstrap rows) when a real one stucks there.
 		inv.Skip("%s not sent: no session id in the payload", act.typ)
@@ -96,56 +85,20 @@ func (c *hookCLI) Run(inv *hook.Invocation) error {
 	if err != nil {
 		return err
 	}
-
-	open := state.Open
-	if inv.DryRun() {
-		open = state.OpenReadOnly // a dry run changes nothing on disk
+	s := openState(inv, ev.Session)
+	if act.ifStuck && !s.stuck(ev) {
+		return nil // most tool calls: one failed open, and nothing else
 	}
-	store, err := open(inv.Getenv, Name)
-	if err != nil {
-		inv.Notef("state: %v: no spool, and a repeated stuck is sent again", err)
-		store = nil
-	}
-	s := sessionState{inv: inv, store: store, name: state.Key(session) + ".stuck"}
-	if act.ifStuck {
-		// Most tool calls: one failed open, and nothing else.
-		if store == nil {
-			inv.Skip("%s: whether the session is stuck is unknown without state: nothing sent", ev.Kind)
-			return nil
-		}
-		if s.reason() == "" {
-			inv.Skip("%s: the session is not stuck: nothing to send", ev.Kind)
-			return nil
-		}
-	}
-	if act.typ == Registered && store != nil {
-		store.Tidy(staleAfter, time.Hour)
+	if act.typ == Registered && s.store != nil {
+		s.store.Tidy(staleAfter, time.Hour)
 	}
 	release := s.lock()
 	defer release()
-
-	e := Event{Type: act.typ, SessionID: session, Timestamp: now().UnixMilli()}
-	if needsPane(act.typ) {
-		e.PaneID, e.Cwd, e.TranscriptPath = pane, ev.Cwd, ev.Transcript
-		if d, _ := agent.For(ev.Agent); d.HookRecords {
-			// The daemon's reconcile reads a user record newer than a stuck
-			// as the person answering; this agent writes one per hook.
-			e.TranscriptPath = ""
-		}
-	}
-	was := s.reason()
-	switch {
-	case act.ifStuck && was == "":
-		inv.Skip("%s: the session is no longer stuck: nothing to send", ev.Kind)
+	e, send := wire(inv, ev, act, pane, s.reason())
+	if !send {
 		return nil
-	case act.typ == Stuck && was == act.reason:
-		inv.Skip("already stuck (%s): not sent again, which would move the session to the back of the queue", was)
-		return nil
-	case act.typ == Stuck:
-		e.Reason, e.Message = act.reason, message(inv, ev)
 	}
-
-	d := daemon{inv: inv, url: endpoint, allowRemote: c.AllowRemote, store: store}
+	d := daemon{inv: inv, url: endpoint, allowRemote: c.AllowRemote, store: s.store}
 	r := d.deliver(e)
 	switch {
 	case r == printed:
@@ -162,8 +115,74 @@ func (c *hookCLI) Run(inv *hook.Invocation) error {
 	return nil
 }
 
+// event is the hook's event; when the payload names an event nobody knows
+// (a new hook, garbage), the settings line's own argument says what it is.
+func (c *hookCLI) event(inv *hook.Invocation) agent.Event {
+	ev := inv.Event(c.Agent, c.Args)
+	if len(c.Args) > 0 && agent.ArgKind(ev, c.Args[0]) != agent.Unknown {
+		ev.Kind = agent.ArgKind(ev, c.Args[0])
+		inv.Notef("taking the argument %q: %s", c.Args[0], ev.Kind)
+		inv.Observe(ev)
+	}
+	return ev
+}
+
+// openState opens the session's state; without a state directory nothing
+// is remembered.
+func openState(inv *hook.Invocation, session string) sessionState {
+	open := state.Open
+	if inv.DryRun() {
+		open = state.OpenReadOnly // a dry run changes nothing on disk
+	}
+	store, err := open(inv.Getenv, Name)
+	if err != nil {
+		inv.Notef("state: %v: no spool, and a repeated stuck is sent again", err)
+		store = nil
+	}
+	return sessionState{inv: inv, store: store, name: state.Key(session) + ".stuck"}
+}
+
+// stuck says, before the lock, whether an event sent only for a stuck
+// session may have one to send.
+func (s sessionState) stuck(ev agent.Event) bool {
+	if s.store == nil {
+		s.inv.Skip("%s: whether the session is stuck is unknown without state: nothing sent", ev.Kind)
+		return false
+	}
+	if s.reason() == "" {
+		s.inv.Skip("%s: the session is not stuck: nothing to send", ev.Kind)
+		return false
+	}
+	return true
+}
+
+// wire is the daemon's event for ev, given why the session is stuck (was);
+// send is false when there is nothing to send.
+func wire(inv *hook.Invocation, ev agent.Event, act action, pane, was string) (e Event, send bool) {
+	e = Event{Type: act.typ, SessionID: ev.Session, Timestamp: now().UnixMilli()}
+	if needsPane(act.typ) {
+		e.PaneID, e.Cwd, e.TranscriptPath = pane, ev.Cwd, ev.Transcript
+		if d, _ := agent.For(ev.Agent); d.HookRecords {
+			// The daemon's reconcile reads a user record newer than a stuck
+			// as the person answering; this agent writes one per hook.
+			e.TranscriptPath = ""
+		}
+	}
+	switch {
+	case act.ifStuck && was == "":
+		inv.Skip("%s: the session is no longer stuck: nothing to send", ev.Kind)
+		return e, false
+	case act.typ == Stuck && was == act.reason:
+		inv.Skip("already stuck (%s): not sent again, which would move the session to the back of the queue", was)
+		return e, false
+	case act.typ == Stuck:
+		e.Reason, e.Message = act.reason, message(ev)
+	}
+	return e, true
+}
+
 // message is a stuck event's text.
-func message(inv *hook.Invocation, ev agent.Event) string {
+func message(ev agent.Event) string {
 	switch ev.Kind {
 	case agent.Permission:
 		if len(ev.ToolInput) == 0 && strings.TrimSpace(ev.Message) != "" {
@@ -176,23 +195,9 @@ func message(inv *hook.Invocation, ev agent.Event) string {
 	case agent.Error:
 		return ErrorMessage(ev)
 	}
-	msg := ev.Message
-	if strings.TrimSpace(msg) == "" && ev.Transcript != "" {
-		// Older agents send no last message: the transcript's tail has it.
-		text, found, err := transcript.LastAssistantText(ev.Transcript, transcript.TailLimits{})
-		switch {
-		case err != nil && !errors.Is(err, fs.ErrNotExist):
-			inv.Notef("transcript: %v", err)
-		case err != nil:
-			inv.Notef("no last assistant message, and the transcript %s does not exist", ev.Transcript)
-		case !found:
-			inv.Notef("no last assistant message, and none at the end of the transcript")
-		default:
-			inv.Notef("the last assistant message was read from the transcript")
-			msg = text
-		}
-	}
-	return StoppedMessage(msg)
+	// An agent whose turn end may lack its answer reads it from its
+	// transcript (Dialect.Answer): Parse has.
+	return StoppedMessage(ev.Message)
 }
 
 // sessionState is what the hook remembers of one session between calls:

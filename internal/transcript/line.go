@@ -54,66 +54,26 @@ func parseLine(line []byte, wantText bool) (r record, ok bool) {
 	if !env.message.IsObject() {
 		return r, false
 	}
-	var id, model, stop string
-	var usage, content gjson.Result
-	env.message.ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
-		case "id":
-			id = v.String()
-		case "model":
-			model = v.String()
-		case "usage":
-			usage = v
-		case "content":
-			content = v
-		case "stop_reason":
-			stop = v.String()
-		}
-		return true
-	})
-	if !usage.IsObject() {
+	msg := messageOf(env.message)
+	if !msg.usage.IsObject() {
 		return r, false
 	}
-	usage.ForEach(func(k, v gjson.Result) bool {
-		n := v.Int() // 0 for anything that is not a number
-		if n < 0 {
-			n = 0
-		}
-		switch k.Str {
-		case "input_tokens":
-			r.usage.In = n
-		case "output_tokens":
-			r.usage.Out = n
-		case "cache_creation_input_tokens":
-			r.usage.CacheCreate = n
-		case "cache_read_input_tokens":
-			r.usage.CacheRead = n
-		}
-		return true
-	})
-	switch {
-	case id != "":
-		r.id = hash64([]byte(id))
-		r.key = hash64([]byte(id), []byte(env.requestID))
-	case env.uuid != "":
-		r.key = hash64([]byte("uuid"), []byte(env.uuid))
-	default:
-		r.key = hash64([]byte("line"), bytes.TrimSpace(line))
-	}
+	r.usage = usageOf(msg.usage)
+	r.id, r.key = lineKeys(msg.id, env, line)
 	if env.timestamp != "" {
 		if t, err := time.Parse(time.RFC3339Nano, env.timestamp); err == nil {
 			r.ts = t.UnixMilli()
 		}
 	}
-	if model != "<synthetic>" {
-		r.model = model
+	if msg.model != "<synthetic>" {
+		r.model = msg.model
 	}
 	r.sidechain = env.sidechain
-	r.final = env.typ == "assistant" && stop != "" && stop != "tool_use"
+	r.final = env.typ == "assistant" && msg.stop != "" && msg.stop != "tool_use"
 	// One content block per line: most assistant lines (thinking, a tool
 	// call with a file's contents) hold no text, and are not walked for it.
-	if wantText && content.IsArray() && bytes.Contains(line, textBlock) {
-		content.ForEach(func(_, block gjson.Result) bool {
+	if wantText && msg.content.IsArray() && bytes.Contains(line, textBlock) {
+		msg.content.ForEach(func(_, block gjson.Result) bool {
 			if block.Get("type").String() == "text" {
 				r.text = block.Get("text").String()
 			}
@@ -121,6 +81,65 @@ func parseLine(line []byte, wantText bool) (r record, ok bool) {
 		})
 	}
 	return r, true
+}
+
+// message holds the fields of a line's message that a scan reads, read in
+// one pass.
+type message struct {
+	id, model, stop string
+	usage, content  gjson.Result
+}
+
+func messageOf(m gjson.Result) (msg message) {
+	m.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "id":
+			msg.id = v.String()
+		case "model":
+			msg.model = v.String()
+		case "usage":
+			msg.usage = v
+		case "content":
+			msg.content = v
+		case "stop_reason":
+			msg.stop = v.String()
+		}
+		return true
+	})
+	return msg
+}
+
+// usageOf reads a message's token counts; anything that is not a number,
+// or is negative, is 0.
+func usageOf(usage gjson.Result) (u Usage) {
+	usage.ForEach(func(k, v gjson.Result) bool {
+		n := max(v.Int(), 0)
+		switch k.Str {
+		case "input_tokens":
+			u.In = n
+		case "output_tokens":
+			u.Out = n
+		case "cache_creation_input_tokens":
+			u.CacheCreate = n
+		case "cache_read_input_tokens":
+			u.CacheRead = n
+		}
+		return true
+	})
+	return u
+}
+
+// lineKeys are a line's message id hash and the key it is counted once
+// under: the message and its request, else the line's uuid, else the line.
+func lineKeys(id string, e env, line []byte) (idHash, key uint64) {
+	switch {
+	case id != "":
+		return hash64([]byte(id)), hash64([]byte(id), []byte(e.requestID))
+	case e.uuid != "":
+		return 0, hash64([]byte("uuid"), []byte(e.uuid))
+	default:
+		return 0, hash64([]byte("line"), bytes.TrimSpace(line))
+	}
 }
 
 // env holds the fields of a line's envelope, read in one pass: a line can be

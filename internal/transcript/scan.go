@@ -70,10 +70,20 @@ func (s *Session) Scan(transcript string, opt Options) (Result, error) {
 		res.Done = err == nil && done
 		return res, err
 	}
-	var root, prefix string
+	root, prefix := subagentsDir(transcript, opt)
+	if root == "" {
+		return res, nil
+	}
+	s.scanSubagents(root, prefix, opt, &buf, &res)
+	return res, nil
+}
+
+// subagentsDir is where the transcript's subagents' files are, and how
+// their names start; "" when they are not counted or the format has none.
+func subagentsDir(transcript string, opt Options) (root, prefix string) {
 	switch {
 	case !opt.Subagents:
-		return res, nil
+		return "", ""
 	case opt.Format == Claude:
 		root, prefix = filepath.Join(strings.TrimSuffix(transcript, ".jsonl"), "subagents"), "agent-"
 	case opt.Format == Gemini && opt.Session != "" && opt.Session == filepath.Base(opt.Session) && opt.Session != "..":
@@ -85,9 +95,12 @@ func (s *Session) Scan(transcript string, opt Options) (Result, error) {
 		// <project>/subagents/<session>/agent-<id>.jsonl.
 		root, prefix = filepath.Join(filepath.Dir(filepath.Dir(transcript)), "subagents",
 			strings.TrimSuffix(filepath.Base(transcript), ".jsonl")), "agent-"
-	default:
-		return res, nil
 	}
+	return root, prefix
+}
+
+// scanSubagents scans the subagents' files under root that may have grown.
+func (s *Session) scanSubagents(root, prefix string, opt Options, buf *[]byte, res *Result) {
 	now := time.Now()
 	full := now.Sub(time.UnixMilli(s.Checked)) > recheckQuiet
 	if full {
@@ -106,17 +119,16 @@ func (s *Session) Scan(transcript string, opt Options) (Result, error) {
 				continue
 			}
 		}
-		done, rescanned, err := s.scanFile(path, rel, false, opt, &buf, &res.Skipped)
+		done, rescanned, err := s.scanFile(path, rel, false, opt, buf, &res.Skipped)
 		if rescanned {
 			res.Rescanned = append(res.Rescanned, path)
 		}
 		if err == nil && !done {
 			res.Done = false
-			break
+			return
 		}
 		// An error is a subagent file that vanished or cannot be read: skip it.
 	}
-	return res, nil
 }
 
 // Subagent files that have not grown for quietAfter are checked again only
@@ -188,93 +200,153 @@ func (s *Session) scanFile(path, key string, main bool, opt Options, buf *[]byte
 	if err != nil {
 		return false, false, err
 	}
-	dev, ino := fileID(fi)
-	m := s.mark(key)
-	end := fi.Size()
-	if m.Offset > 0 && (m.Dev != dev || m.Ino != ino || end < m.Offset || fingerprint(f, m.Offset) != m.Tail) {
-		// Replaced, truncated or rewritten: read it all again. What was
-		// counted stays counted, and nothing is counted twice.
-		*m = FileMark{Path: key}
-		rescanned = true
+	m, rescanned := s.remark(f, fi, key)
+	lines := s.lines
+	if opt.Format != Claude {
+		lines = func(region []byte, main bool, opt Options) error { return s.linesOf(region, main, opt.Format) }
 	}
-	m.Dev, m.Ino, m.Size, m.MTime = dev, ino, end, fi.ModTime().UnixMilli()
-
-	pos := m.Offset   // file offset of (*buf)[0]
-	carry := 0        // bytes at the start of buf that are an unfinished line
-	skipping := false // inside a line over MaxLine: drop bytes up to its newline
-	for pos+int64(carry) < end {
-		want := min(int64(len(*buf)-carry), end-pos-int64(carry))
-		n, err := f.ReadAt((*buf)[carry:carry+int(want)], pos+int64(carry))
-		if n == 0 && err != nil {
-			if errors.Is(err, io.EOF) {
-				break // truncated under us; the next scan notices
-			}
+	r := &fileReader{f: f, m: m, buf: buf, end: fi.Size(), pos: m.Offset, skipped: skipped, format: opt.Format}
+	for r.pos+int64(r.carry) < r.end {
+		region, st, err := r.next()
+		if err != nil {
 			return false, rescanned, err
 		}
-		data := (*buf)[:carry+n]
-		if skipping {
-			i := bytes.IndexByte(data, '\n')
-			if i < 0 {
-				pos += int64(len(data))  // the next scan starts here, mid-line:
-				m.Offset, carry = pos, 0 // the rest is no JSON and is skipped
-				continue
-			}
-			pos += int64(i + 1)
-			m.Offset, skipping, data = pos, false, data[i+1:]
-			if bytes.IndexByte(data, '\n') < 0 {
-				carry = copy(*buf, data) // an unfinished line: read on
-				continue
-			}
+		if st == stopReading {
+			break
 		}
-		last := bytes.LastIndexByte(data, '\n')
-		if last < 0 {
-			if len(data) >= MaxLine {
-				// Too long to hold: skip it, and say so.
-				*skipped++
-				pos += int64(len(data))
-				m.Offset, carry, skipping = pos, 0, true
-				continue
-			}
-			if pos+int64(len(data)) >= end {
-				break // a torn last line: it is read once it is whole
-			}
-			if skippable(opt.Format, data) {
-				// A huge line that cannot carry usage (Gemini's history
-				// replay, a tool's output): passed over without being held.
-				next, ok, err := skipLine(f, pos+int64(len(data)), end, *buf)
-				if err != nil {
-					return false, rescanned, err
-				}
-				if !ok {
-					break // torn: looked at again once it is whole
-				}
-				pos, carry, m.Offset = next, 0, next
-				continue
-			}
-			// A line longer than the buffer: grow it and read on.
-			bigger := make([]byte, min(2*len(*buf), MaxLine))
-			copy(bigger, data)
-			*buf = bigger
-			carry = len(data)
+		if st == readOn {
 			continue
 		}
-		lines := s.lines
-		if opt.Format != Claude {
-			lines = func(region []byte, main bool, opt Options) error { return s.linesOf(region, main, opt.Format) }
-		}
-		if err := lines(data[:last+1], main, opt); err != nil {
+		if err := lines(region, main, opt); err != nil {
 			return false, rescanned, err
 		}
-		pos += int64(last + 1)
-		m.Offset = pos
-		carry = copy(*buf, data[last+1:])
-		if !opt.Deadline.IsZero() && time.Now().After(opt.Deadline) && pos < end {
+		r.consumed(len(region))
+		if !opt.Deadline.IsZero() && time.Now().After(opt.Deadline) && r.pos < r.end {
 			m.Tail = fingerprint(f, m.Offset)
 			return false, rescanned, nil
 		}
 	}
 	m.Tail = fingerprint(f, m.Offset)
 	return true, rescanned, nil
+}
+
+// remark is the mark named key, for the file f is: reset when the file was
+// replaced, truncated or rewritten (it is then read all again: what was
+// counted stays counted, and nothing is counted twice).
+func (s *Session) remark(f *os.File, fi os.FileInfo, key string) (m *FileMark, rescanned bool) {
+	dev, ino := fileID(fi)
+	m = s.mark(key)
+	end := fi.Size()
+	if m.Offset > 0 && (m.Dev != dev || m.Ino != ino || end < m.Offset || fingerprint(f, m.Offset) != m.Tail) {
+		*m = FileMark{Path: key}
+		rescanned = true
+	}
+	m.Dev, m.Ino, m.Size, m.MTime = dev, ino, end, fi.ModTime().UnixMilli()
+	return m, rescanned
+}
+
+// fileReader reads a transcript in whole lines, from a mark on, into a
+// buffer it grows up to MaxLine.
+type fileReader struct {
+	f      *os.File
+	m      *FileMark
+	buf    *[]byte
+	format Format
+	end    int64
+	pos    int64 // file offset of (*buf)[0]
+	carry  int   // bytes at the start of buf that are an unfinished line
+	// skipping: inside a line over MaxLine, drop bytes up to its newline.
+	skipping bool
+	skipped  *int
+	data     []byte // what the last read holds
+}
+
+// step is what the scan does after a read.
+type step int
+
+const (
+	countLines  step = iota // the region returned is whole lines
+	readOn                  // read again
+	stopReading             // the end, or a torn last line
+)
+
+// next reads on and returns the whole lines read.
+func (r *fileReader) next() ([]byte, step, error) {
+	want := min(int64(len(*r.buf)-r.carry), r.end-r.pos-int64(r.carry))
+	n, err := r.f.ReadAt((*r.buf)[r.carry:r.carry+int(want)], r.pos+int64(r.carry))
+	if n == 0 && err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, stopReading, nil // truncated under us; the next scan notices
+		}
+		return nil, stopReading, err
+	}
+	data := (*r.buf)[:r.carry+n]
+	if r.skipping {
+		if data = r.skipRest(data); data == nil {
+			return nil, readOn, nil
+		}
+	}
+	last := bytes.LastIndexByte(data, '\n')
+	if last < 0 {
+		st, err := r.partial(data)
+		return nil, st, err
+	}
+	r.data = data
+	return data[:last+1], countLines, nil
+}
+
+// consumed moves past the n bytes of whole lines counted.
+func (r *fileReader) consumed(n int) {
+	r.pos += int64(n)
+	r.m.Offset = r.pos
+	r.carry = copy(*r.buf, r.data[n:])
+}
+
+// skipRest drops the rest of a line over MaxLine from data; nil: read on.
+func (r *fileReader) skipRest(data []byte) []byte {
+	i := bytes.IndexByte(data, '\n')
+	if i < 0 {
+		r.pos += int64(len(data))      // the next scan starts here, mid-line:
+		r.m.Offset, r.carry = r.pos, 0 // the rest is no JSON and is skipped
+		return nil
+	}
+	r.pos += int64(i + 1)
+	r.m.Offset, r.skipping, data = r.pos, false, data[i+1:]
+	if bytes.IndexByte(data, '\n') < 0 {
+		r.carry = copy(*r.buf, data) // an unfinished line: read on
+		return nil
+	}
+	return data
+}
+
+// partial deals with data that holds no whole line.
+func (r *fileReader) partial(data []byte) (step, error) {
+	if len(data) >= MaxLine {
+		// Too long to hold: skip it, and say so.
+		*r.skipped++
+		r.pos += int64(len(data))
+		r.m.Offset, r.carry, r.skipping = r.pos, 0, true
+		return readOn, nil
+	}
+	if r.pos+int64(len(data)) >= r.end {
+		return stopReading, nil // a torn last line: it is read once it is whole
+	}
+	if skippable(r.format, data) {
+		// A huge line that cannot carry usage (Gemini's history replay, a
+		// tool's output): passed over without being held.
+		next, ok, err := skipLine(r.f, r.pos+int64(len(data)), r.end, *r.buf)
+		if err != nil || !ok {
+			return stopReading, err // !ok: torn, looked at again once it is whole
+		}
+		r.pos, r.carry, r.m.Offset = next, 0, next
+		return readOn, nil
+	}
+	// A line longer than the buffer: grow it and read on.
+	bigger := make([]byte, min(2*len(*r.buf), MaxLine))
+	copy(bigger, data)
+	*r.buf = bigger
+	r.carry = len(data)
+	return readOn, nil
 }
 
 // The other lines of a Claude Code transcript that matter: the prompt a user

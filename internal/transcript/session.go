@@ -27,7 +27,8 @@ type Session struct {
 	// LastText ends the last text block of the main chain, whitespace
 	// collapsed (see Said).
 	LastText string
-	// PID is the agent's process, once found.
+	// PID is the agent's process, once found; -1 once looked for and not
+	// found (pulse-claude looks again at the session's next start).
 	PID   int
 	MaxTS int64
 	// Files are the main transcript (by its path) and the subagents' files
@@ -235,7 +236,7 @@ func (s *Session) MarshalBinary() ([]byte, error) {
 	b = str(b, s.Model)
 	b = str(b, s.StartModel)
 	b = str(b, s.LastText)
-	b = u(b, uint64(s.PID))
+	b = u(b, uint64(int64(s.PID))) // -1 (not found) wraps, and back
 	b = u(b, uint64(s.MaxTS))
 	b = u(u(b, s.Epoch), s.Gen)
 	b = u(b, uint64(s.Checked))
@@ -276,7 +277,7 @@ func (s *Session) UnmarshalBinary(b []byte) (err error) {
 	n.Model = d.str()
 	n.StartModel = d.str()
 	n.LastText = d.str()
-	n.PID = int(d.uint())
+	n.PID = int(int64(d.uint()))
 	n.MaxTS = int64(d.uint())
 	n.Epoch, n.Gen = d.uint(), d.uint()
 	n.Checked = int64(d.uint())

@@ -187,77 +187,103 @@ func eachLineBackwards(path string, lim TailLimits, fn func(line []byte, tooLong
 	if err != nil {
 		return err
 	}
-	size, lim := fi.Size(), lim.withDefaults()
-	var (
-		pos     = size   // file offset where the unread part ends
-		read    int64    // bytes read so far
-		parts   [][]byte // the current line's known end, as read: last part first
-		partLen int      // their total length
-		tooLong bool     // the current line passed MaxLine: its start is being skipped
-		spare   []byte   // a window buffer that no part refers to
-	)
-	emit := func(head []byte) error {
-		if tooLong {
-			tooLong = false
-			return fn(nil, true)
-		}
-		line := head
-		if len(parts) > 0 {
-			line = make([]byte, 0, len(head)+partLen)
-			line = append(line, head...)
-			for i := len(parts) - 1; i >= 0; i-- {
-				line = append(line, parts[i]...)
-			}
-		}
-		parts, partLen = parts[:0], 0
-		return fn(bytes.TrimSuffix(line, []byte("\r")), false)
-	}
-	for pos > 0 {
-		if read >= lim.MaxRead {
+	b := &backReader{f: f, fn: fn, lim: lim.withDefaults(), size: fi.Size(), pos: fi.Size()}
+	for b.pos > 0 {
+		if b.read >= b.lim.MaxRead {
 			return nil
 		}
-		n := int64(lim.Window)
-		n = min(n, pos, lim.MaxRead-read)
-		buf := spare
-		if int64(cap(buf)) < n {
-			buf = make([]byte, n)
-		}
-		buf = buf[:n]
-		spare = nil
-		if _, err := f.ReadAt(buf, pos-n); err != nil && !errors.Is(err, io.EOF) {
+		buf, err := b.window()
+		if err != nil {
 			return err
 		}
-		pos -= n
-		read += n
-
-		data := buf
-		for {
-			i := bytes.LastIndexByte(data, '\n')
-			if i < 0 {
-				break
-			}
-			if pos+int64(i)+1 < size { // not the newline that ends the file
-				if err := emit(data[i+1:]); err != nil {
-					return err
-				}
-			}
-			data = data[:i]
-		}
-		// data is the end of a line whose start lies further back.
-		if !tooLong && len(data) > 0 {
-			if partLen+len(data) > lim.MaxLine {
-				tooLong, parts, partLen = true, parts[:0], 0
-			} else {
-				parts = append(parts, data)
-				partLen += len(data)
-			}
-		}
-		if len(parts) == 0 {
-			spare = buf // nothing refers to it: reuse it
+		if err := b.lines(buf); err != nil {
+			return err
 		}
 	}
-	if pos == 0 && (partLen > 0 || tooLong) {
-		return emit(nil) // the file's first line
+	if b.partLen > 0 || b.tooLong {
+		return b.emit(nil) // the file's first line
 	}
 	return nil
+}
+
+// backReader reads a file by windows from its end, and hands its lines on,
+// the last first.
+type backReader struct {
+	f    *os.File
+	fn   func(line []byte, tooLong bool) error
+	lim  TailLimits
+	size int64
+	pos  int64 // file offset where the unread part ends
+	read int64 // bytes read so far
+	// parts are the current line's known end, as read: last part first;
+	// partLen their total length.
+	parts   [][]byte
+	partLen int
+	tooLong bool   // the current line passed MaxLine: its start is being skipped
+	spare   []byte // a window buffer that no part refers to
+}
+
+// window reads the next window back.
+func (b *backReader) window() ([]byte, error) {
+	n := min(int64(b.lim.Window), b.pos, b.lim.MaxRead-b.read)
+	buf := b.spare
+	if int64(cap(buf)) < n {
+		buf = make([]byte, n)
+	}
+	buf = buf[:n]
+	b.spare = nil
+	if _, err := b.f.ReadAt(buf, b.pos-n); err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	b.pos -= n
+	b.read += n
+	return buf, nil
+}
+
+// lines hands on the lines that end in buf, last first, and keeps the
+// start of buf: the end of a line whose start lies further back.
+func (b *backReader) lines(buf []byte) error {
+	data := buf
+	for {
+		i := bytes.LastIndexByte(data, '\n')
+		if i < 0 {
+			break
+		}
+		if b.pos+int64(i)+1 < b.size { // not the newline that ends the file
+			if err := b.emit(data[i+1:]); err != nil {
+				return err
+			}
+		}
+		data = data[:i]
+	}
+	if !b.tooLong && len(data) > 0 {
+		if b.partLen+len(data) > b.lim.MaxLine {
+			b.tooLong, b.parts, b.partLen = true, b.parts[:0], 0
+		} else {
+			b.parts = append(b.parts, data)
+			b.partLen += len(data)
+		}
+	}
+	if len(b.parts) == 0 {
+		b.spare = buf // nothing refers to it: reuse it
+	}
+	return nil
+}
+
+// emit hands on the line that starts with head and ends with the parts.
+func (b *backReader) emit(head []byte) error {
+	if b.tooLong {
+		b.tooLong = false
+		return b.fn(nil, true)
+	}
+	line := head
+	if len(b.parts) > 0 {
+		line = make([]byte, 0, len(head)+b.partLen)
+		line = append(line, head...)
+		for i := len(b.parts) - 1; i >= 0; i-- {
+			line = append(line, b.parts[i]...)
+		}
+	}
+	b.parts, b.partLen = b.parts[:0], 0
+	return b.fn(bytes.TrimSuffix(line, []byte("\r")), false)
 }

@@ -233,42 +233,11 @@ type notice struct {
 // possible), derives the events and saves what changed. Without state the
 // events still go out, without what only the state knows.
 func (n *notice) update(wantState bool) {
-	ev := n.ev
 	n.s = &Session{}
-	if ev.Session == "" || !wantState && ev.Kind != agent.SessionEnd {
+	store, name := n.store(wantState)
+	if store == nil {
 		n.derive()
 		return
-	}
-	store, err := openState(n.inv)
-	if err != nil {
-		if wantState {
-			n.inv.Notef("state: %v: durations and cancellations are not known", err)
-		}
-		n.derive()
-		return
-	}
-	name := state.Key(ev.Session) + ".json"
-	if !wantState { // a session end whose events are off: only clean up
-		store.Remove(name)
-		n.derive()
-		return
-	}
-	if ev.Kind == agent.SessionStart {
-		// Sessions that ended without a session end (a crash, an agent
-		// that sends none) leave their state behind.
-		store.Tidy(staleAfter, time.Hour)
-		if agentName(ev) == "" {
-			n.derive()
-			return // nothing to remember
-		}
-	}
-	if consumesOnly[ev.Kind] {
-		// Most of these find no state (a Stop in a session whose prompt
-		// hook is not installed): then there is nothing to lock for.
-		if b, err := store.Read(name); err == nil && b == nil {
-			n.derive()
-			return
-		}
 	}
 	ctx, cancel := context.WithTimeout(n.inv.Context(), lockBudget)
 	defer cancel()
@@ -286,7 +255,7 @@ func (n *notice) update(wantState bool) {
 	n.s = DecodeSession(old)
 	n.derive()
 	switch now := n.s.Encode(); {
-	case ev.Kind == agent.SessionEnd:
+	case n.ev.Kind == agent.SessionEnd:
 		err = store.Remove(name)
 	case n.s.Empty() && old == nil, string(now) == string(old):
 	default:
@@ -295,6 +264,43 @@ func (n *notice) update(wantState bool) {
 	if err != nil {
 		n.inv.Notef("state: saving: %v", err)
 	}
+}
+
+// store is the state store and the session's name in it, when the event
+// has state to read; nil when it has none (or none can be had).
+func (n *notice) store(wantState bool) (*state.Store, string) {
+	ev := n.ev
+	if ev.Session == "" || !wantState && ev.Kind != agent.SessionEnd {
+		return nil, ""
+	}
+	store, err := openState(n.inv)
+	if err != nil {
+		if wantState {
+			n.inv.Notef("state: %v: durations and cancellations are not known", err)
+		}
+		return nil, ""
+	}
+	name := state.Key(ev.Session) + ".json"
+	if !wantState { // a session end whose events are off: only clean up
+		store.Remove(name)
+		return nil, ""
+	}
+	if ev.Kind == agent.SessionStart {
+		// Sessions that ended without a session end (a crash, an agent
+		// that sends none) leave their state behind.
+		store.Tidy(staleAfter, time.Hour)
+		if agentName(ev) == "" {
+			return nil, "" // nothing to remember
+		}
+	}
+	if consumesOnly[ev.Kind] {
+		// Most of these find no state (a Stop in a session whose prompt
+		// hook is not installed): then there is nothing to lock for.
+		if b, err := store.Read(name); err == nil && b == nil {
+			return nil, ""
+		}
+	}
+	return store, name
 }
 
 // derive updates the state for the event and builds the envelopes, per
@@ -315,37 +321,15 @@ func (n *notice) derive() {
 
 	case agent.ToolStart:
 		s.Responded() // the model answered with a tool call
-		s.StartTool(ev.ToolUseID, ev.Tool, ev.Time, ev.Get("agent_id").String() != "")
+		s.StartTool(ev.ToolUseID, ev.Tool, ev.Time, ev.Subagent != "")
 		n.emit(ToolStarted, n.toolPayload())
 
 	case agent.ToolEnd:
-		p := n.toolPayload()
-		p.OK = ptr(ev.OK)
-		if start, ok := s.EndTool(ev.ToolUseID, ev.Tool); ok {
-			p.DurationSeconds = Since(start, ev.Time)
-		}
-		if !ev.OK {
-			p.Error = ToolError(ev.Error)
-		}
-		n.emit(ToolCompleted, p)
+		n.emit(ToolCompleted, n.toolEnded(ev.OK))
 
 	case agent.TurnEnd:
 		n.closeTools()
-		p := Payload{AgentName: name, Answer: ClipText(ev.Message), AnsweredAt: ptr(Unix(ev.Time))}
-		// A Stop hook that blocked the stop makes the agent go on and stop
-		// again (stop_hook_active): the user's run is the whole of it.
-		if r := s.EndRun(ev.Get("stop_hook_active").Bool()); r != nil {
-			p.DurationSeconds = Since(time.Unix(0, r.Start), ev.Time)
-			// "No response" is known only from an agent that reports the
-			// answer (Cursor and Antigravity do not: a text-only answer
-			// would look like none).
-			if had := r.HadResponse || p.Answer != ""; had || answerReported(ev) {
-				p.HadResponse = ptr(had)
-			}
-		} else if p.Answer != "" {
-			p.HadResponse = ptr(true) // without the run, only an answer says so
-		}
-		n.emit(RunCompleted, p)
+		n.emit(RunCompleted, n.completed(name))
 
 	case agent.Error:
 		n.closeTools()
@@ -357,13 +341,7 @@ func (n *notice) derive() {
 
 	case agent.Interrupted:
 		if ev.Tool != "" || ev.ToolUseID != "" { // the tool the user cut short
-			p := n.toolPayload()
-			p.OK = ptr(false)
-			if start, ok := s.EndTool(ev.ToolUseID, ev.Tool); ok {
-				p.DurationSeconds = Since(start, ev.Time)
-			}
-			p.Error = ToolError(ev.Error)
-			n.emit(ToolCompleted, p)
+			n.emit(ToolCompleted, n.toolEnded(false))
 		}
 		n.cancel(name, ReasonInterrupted)
 
@@ -372,6 +350,41 @@ func (n *notice) derive() {
 			n.cancel(name, ReasonSessionEnded)
 		}
 	}
+}
+
+// toolEnded is a tool's completion, with its duration when its start is
+// known, and its error unless ok.
+func (n *notice) toolEnded(ok bool) Payload {
+	ev := n.ev
+	p := n.toolPayload()
+	p.OK = ptr(ok)
+	if start, known := n.s.EndTool(ev.ToolUseID, ev.Tool); known {
+		p.DurationSeconds = Since(start, ev.Time)
+	}
+	if !ok {
+		p.Error = ToolError(ev.Error)
+	}
+	return p
+}
+
+// completed is a turn end's run completion.
+func (n *notice) completed(name string) Payload {
+	ev := n.ev
+	p := Payload{AgentName: name, Answer: ClipText(ev.Message), AnsweredAt: ptr(Unix(ev.Time))}
+	// A Stop hook that blocked the stop makes the agent go on and stop
+	// again (stop_hook_active): the user's run is the whole of it.
+	if r := n.s.EndRun(ev.Get("stop_hook_active").Bool()); r != nil {
+		p.DurationSeconds = Since(time.Unix(0, r.Start), ev.Time)
+		// "No response" is known only from an agent that reports the
+		// answer (Cursor and Antigravity do not: a text-only answer
+		// would look like none).
+		if had := r.HadResponse || p.Answer != ""; had || answerReported(ev) {
+			p.HadResponse = ptr(had)
+		}
+	} else if p.Answer != "" {
+		p.HadResponse = ptr(true) // without the run, only an answer says so
+	}
+	return p
 }
 
 // closeTools completes, ok false, the tools still open at a turn boundary:
@@ -409,12 +422,12 @@ func (n *notice) emit(event string, p Payload) {
 // agentName is the agent's own name for itself, when the payload gives one:
 // agent_name (plugins that speak agentica's terms), or Claude Code's
 // agent_type on a session started with --agent. Inside a subagent agent_type
-// names the subagent (and agent_id is set), which is not the session's agent.
+// names the subagent (and Event.Subagent is set), which is not the session's agent.
 func agentName(ev agent.Event) string {
 	if v := ev.Get("agent_name"); v.Str != "" {
 		return v.Str
 	}
-	if ev.Get("agent_id").Exists() {
+	if ev.Subagent != "" {
 		return ""
 	}
 	return ev.Get("agent_type").Str
@@ -434,29 +447,7 @@ func answerReported(ev agent.Event) bool {
 
 // deliver sends the envelopes in order, all of them within DeliveryBudget.
 func (c *notifyCLI) deliver(inv *hook.Invocation, ev agent.Event, socket string, envs []Envelope) error {
-	header := httpsend.Header{"Content-Type": {"application/json"}}
-	tok, tokErr := ResolveToken(TokenOptions{
-		Getenv: inv.Getenv,
-		File:   TokenFile(inv.Getenv, c.TokenFile, socket),
-		Create: !inv.DryRun(),
-		Lock:   tokenLock(inv),
-		Ctx:    inv.Context(),
-	})
-	switch {
-	case tokErr == nil:
-		header.Set("Authorization", "Bearer "+tok.Value)
-		if tok.Created {
-			inv.Notef("created %s with a new token (VPet adopts it, or answers 401 until it does)", strings.TrimPrefix(tok.Where, "the token file "))
-		}
-	case errors.Is(tokErr, ErrAbsent):
-		// A real run would create or fill the file; the header shows only
-		// that a token goes out.
-		header.Set("Authorization", "Bearer (created on the first real run)")
-		inv.Notef("dry run: %v: a real run creates it", tokErr)
-	default:
-		inv.Notef("%v: sending without a token", tokErr)
-	}
-
+	header, tok, tokErr := c.header(inv, socket)
 	source := c.Source
 	if source == "" {
 		source = Source(ev.Agent)
@@ -496,6 +487,34 @@ func (c *notifyCLI) deliver(inv *hook.Invocation, ev agent.Event, socket string,
 		}
 	}
 	return failed
+}
+
+// header is the requests' header, with the token (created on the first
+// real run), and the token or why there is none.
+func (c *notifyCLI) header(inv *hook.Invocation, socket string) (httpsend.Header, Token, error) {
+	header := httpsend.Header{"Content-Type": {"application/json"}}
+	tok, tokErr := ResolveToken(TokenOptions{
+		Getenv: inv.Getenv,
+		File:   TokenFile(inv.Getenv, c.TokenFile, socket),
+		Create: !inv.DryRun(),
+		Lock:   tokenLock(inv),
+		Ctx:    inv.Context(),
+	})
+	switch {
+	case tokErr == nil:
+		header.Set("Authorization", "Bearer "+tok.Value)
+		if tok.Created {
+			inv.Notef("created %s with a new token (VPet adopts it, or answers 401 until it does)", strings.TrimPrefix(tok.Where, "the token file "))
+		}
+	case errors.Is(tokErr, ErrAbsent):
+		// A real run would create or fill the file; the header shows only
+		// that a token goes out.
+		header.Set("Authorization", "Bearer (created on the first real run)")
+		inv.Notef("dry run: %v: a real run creates it", tokErr)
+	default:
+		inv.Notef("%v: sending without a token", tokErr)
+	}
+	return header, tok, tokErr
 }
 
 // budgeted is a request that must be done by a deadline of its own, inside

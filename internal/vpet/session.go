@@ -1,11 +1,11 @@
 package vpet
 
 import (
-	"cmp"
 	"encoding/json"
-	"slices"
 	"strings"
 	"time"
+
+	"github.com/hookwire/hookwire/internal/agent"
 )
 
 // Session is what one agent session's hooks remember between invocations, so
@@ -21,16 +21,10 @@ type Session struct {
 	Tools map[string]Tool `json:"tools,omitempty"`
 }
 
-// Tool is an open tool call.
-type Tool struct {
-	Name string `json:"name,omitempty"`
-	// Start is in Unix nanoseconds; 0 when two open tools without an id
-	// shared a key and which one started when is unknown.
-	Start int64 `json:"start"`
-	// Sub marks a subagent's tool: a background subagent (Claude Code's)
-	// runs on past its session's turn end.
-	Sub bool `json:"sub,omitempty"`
-}
+// Tool is an open tool call, under its key (agent.ToolKey) in Tools: its
+// ID is not kept. Start is 0 when two open tools without an id shared a key
+// and which one started when is unknown.
+type Tool = agent.OpenTool
 
 // Run is the session's current (or last) run.
 type Run struct {
@@ -94,21 +88,10 @@ func (s *Session) EndRun(continued bool) *Run {
 	return &ended
 }
 
-// toolKey is the tool call id, or the tool's name for dialects that send no
-// id (their tools run one at a time).
-func toolKey(id, name string) string {
-	if id != "" {
-		return id
-	}
-	if name != "" {
-		return "name:" + name
-	}
-	return ""
-}
-
-// StartTool remembers when a tool started; sub says a subagent runs it.
+// StartTool remembers when a tool started; sub says a subagent runs it
+// (Event.Subagent).
 func (s *Session) StartTool(id, name string, at time.Time, sub bool) {
-	key := toolKey(id, name)
+	key := agent.ToolKey(id, name)
 	if key == "" {
 		return
 	}
@@ -127,7 +110,7 @@ func (s *Session) StartTool(id, name string, at time.Time, sub bool) {
 
 // EndTool forgets a tool and returns its start, if known.
 func (s *Session) EndTool(id, name string) (time.Time, bool) {
-	key := toolKey(id, name)
+	key := agent.ToolKey(id, name)
 	t, ok := s.Tools[key]
 	delete(s.Tools, key)
 	if !ok || t.Start == 0 {
@@ -150,23 +133,20 @@ func (s *Session) CancelTools() []OpenTool { return s.closeTools(true) }
 func (s *Session) RefusedTools() []OpenTool { return s.closeTools(false) }
 
 func (s *Session) closeTools(subs bool) []OpenTool {
-	keys := make([]string, 0, len(s.Tools))
+	var tools []agent.OpenTool
 	for k, t := range s.Tools {
 		if subs || !t.Sub {
-			keys = append(keys, k)
+			if !strings.HasPrefix(k, "name:") {
+				t.ID = k
+			}
+			tools = append(tools, t)
+			delete(s.Tools, k)
 		}
 	}
-	slices.SortFunc(keys, func(a, b string) int {
-		return cmp.Or(cmp.Compare(s.Tools[a].Start, s.Tools[b].Start), strings.Compare(a, b))
-	})
-	open := make([]OpenTool, 0, len(keys))
-	for _, k := range keys {
-		t := OpenTool{Name: s.Tools[k].Name}
-		if !strings.HasPrefix(k, "name:") {
-			t.ID = k
-		}
-		open = append(open, t)
-		delete(s.Tools, k)
+	agent.SortOpen(tools)
+	open := make([]OpenTool, 0, len(tools))
+	for _, t := range tools {
+		open = append(open, OpenTool{ID: t.ID, Name: t.Name})
 	}
 	return open
 }

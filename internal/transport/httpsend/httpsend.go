@@ -142,16 +142,7 @@ func (h Request) Do(ctx context.Context) (transport.Reply, error) {
 	if err != nil {
 		return transport.Reply{}, err
 	}
-	var conn net.Conn
-	if h.Socket != "" {
-		conn, err = transport.DialLocal(ctx, h.Socket, transport.DefaultConnect) // the peer's user checked
-	} else {
-		addr := u.Host
-		if u.Port() == "" {
-			addr = net.JoinHostPort(u.Hostname(), "80")
-		}
-		conn, err = (&net.Dialer{}).DialContext(ctx, "tcp", addr)
-	}
+	conn, err := h.dial(ctx, u)
 	if err != nil {
 		return transport.Reply{}, transport.DeadlineErr(ctx, err)
 	}
@@ -190,6 +181,18 @@ func (h Request) Do(ctx context.Context) (transport.Reply, error) {
 		return reply, fmt.Errorf("reading the response: %w", transport.DeadlineErr(ctx, err))
 	}
 	return reply, nil
+}
+
+// dial connects to the request's socket, else to its URL's host.
+func (h Request) dial(ctx context.Context, u *url.URL) (net.Conn, error) {
+	if h.Socket != "" {
+		return transport.DialLocal(ctx, h.Socket, transport.DefaultConnect) // the peer's user checked
+	}
+	addr := u.Host
+	if u.Port() == "" {
+		addr = net.JoinHostPort(u.Hostname(), "80")
+	}
+	return (&net.Dialer{}).DialContext(ctx, "tcp", addr)
 }
 
 // ErrScheme refuses a URL that is not plain http: a daemon on this machine

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hookwire/hookwire/internal/hook"
+	"github.com/hookwire/hookwire/internal/safefile"
 	"github.com/hookwire/hookwire/internal/state"
 	"github.com/hookwire/hookwire/internal/text"
 )
@@ -127,10 +128,14 @@ func (c *doctorCmd) settings(getenv func(string) string, bin string) []Finding {
 		if err != nil {
 			continue
 		}
-		data, err := os.ReadFile(path)
+		data, err := safefile.ReadFile(path)
 		switch {
 		case errors.Is(err, os.ErrNotExist):
 			out = append(out, Finding{Status: Info, What: fmt.Sprintf("%s: no hooks (%s does not exist)", name, path), Fix: install + ", if you use it"})
+			continue
+		case errors.Is(err, safefile.ErrUnsafe):
+			out = append(out, Finding{Status: Warn, What: fmt.Sprintf("%s: %v: install does not read or write it", name, err),
+				Fix: install + " --settings FILE, naming the file it points to, if it is yours"})
 			continue
 		case err != nil:
 			out = append(out, Finding{Status: Fail, What: fmt.Sprintf("%s: %v", name, err)})

@@ -20,6 +20,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/hookwire/hookwire/internal/safefile"
 )
 
 // Store is one binary's corner of the state directory.
@@ -73,7 +75,7 @@ func OpenReadOnly(getenv func(string) string, name string) (*Store, error) {
 		if fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir() {
 			return nil, fmt.Errorf("%w: %s is not a directory (a symlink?)", ErrUnsafe, d)
 		}
-		if uid, ok := Owner(fi); ok && uid != os.Getuid() {
+		if uid, ok := safefile.Owner(fi); ok && uid != os.Getuid() {
 			return nil, fmt.Errorf("%w: %s belongs to uid %d", ErrUnsafe, d, uid)
 		}
 	}
@@ -100,7 +102,7 @@ func safeDir(dir string) error {
 	if fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir() {
 		return fmt.Errorf("%w: %s is not a directory (a symlink?)", ErrUnsafe, dir)
 	}
-	if uid, ok := Owner(fi); ok && uid != os.Getuid() {
+	if uid, ok := safefile.Owner(fi); ok && uid != os.Getuid() {
 		return fmt.Errorf("%w: %s belongs to uid %d", ErrUnsafe, dir, uid)
 	}
 	if fi.Mode().Perm()&0o077 != 0 {

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hookwire/hookwire/internal/safefile"
 )
 
 func env(dir string) func(string) string {
@@ -58,9 +60,9 @@ func TestOpenRefusesASymlink(t *testing.T) {
 }
 
 func TestOpenRefusesSomeoneElsesDir(t *testing.T) {
-	saved := Owner
-	defer func() { Owner = saved }()
-	Owner = func(fs.FileInfo) (int, bool) { return os.Getuid() + 1, true }
+	saved := safefile.Owner
+	defer func() { safefile.Owner = saved }()
+	safefile.Owner = func(fs.FileInfo) (int, bool) { return os.Getuid() + 1, true }
 	if _, err := Open(env(t.TempDir()), "x"); !errors.Is(err, ErrUnsafe) {
 		t.Errorf("err %v", err)
 	}

@@ -1,0 +1,204 @@
+//go:build unix
+
+package hookwire_test
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hookwire/hookwire/internal/install"
+	"github.com/hookwire/hookwire/internal/testkit"
+)
+
+// otherUID is the uid the tests play another local user with. An arbitrary
+// uid needs no account: root can own files as it, and run a process as it.
+const otherUID = 4242
+
+// allSurfaces has hookwire install the hooks of every surface, so that
+// every agent has some.
+const allSurfaces = "nb-hook,pulse-claude,trailboss-hook,vpet-notify,coral-pulse"
+
+// TestHostileRepository opens, for every agent with a project scope, a
+// repository prepared by an attacker, and runs install --scope project in
+// it. What the repository planted (a link from the backup's name or the
+// settings' name to a file of the user's, a FIFO, a link from the settings'
+// directory out of the repository, a file of another user) is refused with
+// a reason, install exits non-zero, and nothing outside the repository
+// changes. The links are planted in directories of the test's own (not
+// sticky), so fs.protected_symlinks plays no part whatever its value.
+func TestHostileRepository(t *testing.T) {
+	t.Parallel()
+	bin, err := testkit.BuildSuite(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const victimText = "{}\n// ssh-ed25519 AAAA the user's own key\n"
+	type plant struct {
+		name string
+		// plant prepares the repository; settings is where the agent's
+		// project settings go, victim a file of the user's outside it.
+		plant  func(t *testing.T, repo, settings, victim string)
+		why    string // in install's complaint
+		asRoot bool   // needs root (chown to another uid)
+	}
+	plants := []plant{
+		{name: "backup links to a file of the user's", why: "is a symbolic link", plant: func(t *testing.T, repo, settings, victim string) {
+			write(t, settings, "{}\n")
+			symlink(t, victim, settings+".hookwire.bak")
+		}},
+		{name: "settings link to a file of the user's", why: "is a symbolic link", plant: func(t *testing.T, repo, settings, victim string) {
+			symlink(t, victim, settings)
+		}},
+		{name: "settings are a FIFO", why: "named pipe", plant: func(t *testing.T, repo, settings, victim string) {
+			mkfifo(t, settings)
+		}},
+		{name: "backup is a FIFO", why: "named pipe", plant: func(t *testing.T, repo, settings, victim string) {
+			write(t, settings, "{}\n")
+			mkfifo(t, settings+".hookwire.bak")
+		}},
+		{name: "settings directory links out of the repository", why: "is a symbolic link", plant: func(t *testing.T, repo, settings, victim string) {
+			rel, _ := filepath.Rel(repo, settings)
+			first := filepath.Join(repo, strings.Split(rel, string(filepath.Separator))[0])
+			os.RemoveAll(first)
+			symlink(t, filepath.Dir(victim), first)
+		}},
+		{name: "settings of another user", why: "not to you", asRoot: true, plant: func(t *testing.T, repo, settings, victim string) {
+			write(t, settings, "{}\n")
+			if err := os.Chown(settings, otherUID, otherUID); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{name: "backup of another user", why: "not to you", asRoot: true, plant: func(t *testing.T, repo, settings, victim string) {
+			write(t, settings, "{}\n")
+			write(t, settings+".hookwire.bak", "theirs")
+			if err := os.Chown(settings+".hookwire.bak", otherUID, otherUID); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	}
+	for _, name := range install.AgentNames() {
+		a := install.Agents[name]
+		if len(a.Project) == 0 {
+			continue
+		}
+		run := func(t *testing.T, repo, home string) ([]byte, error) {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, filepath.Join(bin, "hookwire"), "install", "--agent", name,
+				"--surfaces", allSurfaces, "--scope", "project", "--path", "/usr/local/bin/hookwire")
+			cmd.Dir = repo
+			cmd.Env = baseEnv(home)
+			out, err := cmd.CombinedOutput()
+			if ctx.Err() != nil {
+				t.Fatalf("install hung: %s", out)
+			}
+			return out, err
+		}
+		// The healthy case first: install works in a plain repository and
+		// keeps the previous file as a regular backup, so that the
+		// refusals below are refusals, not a broken install.
+		t.Run(name+"/plain repository", func(t *testing.T) {
+			t.Parallel()
+			repo, home := t.TempDir(), t.TempDir()
+			settings, _ := a.Path("project", home, repo, "hookwire", nil)
+			write(t, settings, "{}\n")
+			if out, err := run(t, repo, home); err != nil {
+				t.Fatalf("install: %v\n%s", err, out)
+			}
+			if b, err := os.ReadFile(settings + ".hookwire.bak"); err != nil || string(b) != "{}\n" {
+				t.Errorf("backup: %q, %v", b, err)
+			}
+			if out, err := run(t, repo, home); err != nil { // an install again: the backup is replaced
+				t.Fatalf("install again: %v\n%s", err, out)
+			}
+		})
+		for _, p := range plants {
+			t.Run(name+"/"+p.name, func(t *testing.T) {
+				t.Parallel()
+				if p.asRoot && os.Geteuid() != 0 {
+					t.Skip("needs root, to make a file another uid's")
+				}
+				repo, home := t.TempDir(), t.TempDir()
+				victim := filepath.Join(t.TempDir(), "authorized_keys")
+				write(t, victim, victimText)
+				settings, _ := a.Path("project", home, repo, "hookwire", nil)
+				if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				p.plant(t, repo, settings, victim)
+				before := tree(t, repo)
+				out, err := run(t, repo, home)
+				if err == nil {
+					t.Errorf("install exited 0:\n%s", out)
+				}
+				if !bytes.Contains(out, []byte(p.why)) {
+					t.Errorf("install does not say %q:\n%s", p.why, out)
+				}
+				if b, _ := os.ReadFile(victim); string(b) != victimText {
+					t.Errorf("the user's file was written: %q", b)
+				}
+				if entries, _ := os.ReadDir(filepath.Dir(victim)); len(entries) != 1 {
+					t.Errorf("files appeared beside the user's: %v", entries)
+				}
+				if after := tree(t, repo); after != before {
+					t.Errorf("the repository changed:\nbefore %s\nafter  %s", before, after)
+				}
+			})
+		}
+	}
+}
+
+// tree lists what is in dir without following links: names, types,
+// sizes.
+func tree(t *testing.T, dir string) string {
+	var b strings.Builder
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		size := fi.Size()
+		if fi.IsDir() {
+			size = 0
+		}
+		rel, _ := filepath.Rel(dir, p)
+		b.WriteString(rel + " " + fi.Mode().String() + " " + strings.Repeat("#", int(min(size, 64))) + "; ")
+		return nil
+	})
+	return b.String()
+}
+
+func write(t *testing.T, path, s string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(s), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func symlink(t *testing.T, to, at string) {
+	t.Helper()
+	if err := os.Symlink(to, at); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mkfifo(t *testing.T, path string) {
+	t.Helper()
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}

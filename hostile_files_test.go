@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hookwire/hookwire/internal/hook"
 	"github.com/hookwire/hookwire/internal/install"
 	"github.com/hookwire/hookwire/internal/testkit"
 )
@@ -200,5 +201,102 @@ func mkfifo(t *testing.T, path string) {
 	t.Helper()
 	if err := syscall.Mkfifo(path, 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestHostileDebugLog plants, at the debug log's path, what another user
+// who got there first could (earlier versions suggested
+// PULSE_LOG=/tmp/hookwire.log): a FIFO with or without a reader, a link to a
+// file of the user's, a file of theirs that anyone may read. Every binary
+// still exits 0, silent, within its deadline, delivers the event, and
+// writes nothing there.
+func TestHostileDebugLog(t *testing.T) {
+	t.Parallel()
+	bin, err := testkit.BuildSuite(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type plant struct {
+		name   string
+		asRoot bool
+		// plant prepares path and returns a check of what it holds after.
+		plant func(t *testing.T, path string) (after func(t *testing.T))
+	}
+	plants := []plant{
+		{name: "FIFO", plant: func(t *testing.T, path string) func(*testing.T) {
+			mkfifo(t, path)
+			return func(*testing.T) {}
+		}},
+		{name: "FIFO with a reader", plant: func(t *testing.T, path string) func(*testing.T) {
+			mkfifo(t, path)
+			r, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { r.Close() })
+			return func(t *testing.T) {
+				if n, _ := r.Read(make([]byte, 1)); n != 0 {
+					t.Errorf("the reader got the log")
+				}
+			}
+		}},
+		{name: "link to a file of the user's", plant: func(t *testing.T, path string) func(*testing.T) {
+			victim := filepath.Join(t.TempDir(), ".bashrc")
+			write(t, victim, "keep\n")
+			symlink(t, victim, path)
+			return func(t *testing.T) {
+				if b, _ := os.ReadFile(victim); string(b) != "keep\n" {
+					t.Errorf("the user's file was written: %q", b)
+				}
+			}
+		}},
+		{name: "another user's file", asRoot: true, plant: func(t *testing.T, path string) func(*testing.T) {
+			write(t, path, "")
+			os.Chmod(path, 0o666)
+			if err := os.Chown(path, otherUID, otherUID); err != nil {
+				t.Fatal(err)
+			}
+			return func(t *testing.T) {
+				if fi, _ := os.Stat(path); fi.Size() != 0 {
+					t.Errorf("another user's file holds our log (%d bytes)", fi.Size())
+				}
+			}
+		}},
+	}
+	for name, h := range hostileTargets {
+		for _, p := range plants {
+			t.Run(name+"/"+p.name, func(t *testing.T) {
+				t.Parallel()
+				if p.asRoot && os.Geteuid() != 0 {
+					t.Skip("needs root, to make a file another uid's")
+				}
+				dir := t.TempDir()
+				log := filepath.Join(t.TempDir(), "hookwire.log") // not sticky: protected_symlinks plays no part
+				after := p.plant(t, log)
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				cmd := exec.CommandContext(ctx, filepath.Join(bin, name), h.args...)
+				cmd.Env = append(append(baseEnv(dir), h.setup(t, dir, "ok")...), hook.EnvLog+"="+log)
+				cmd.Stdin = strings.NewReader(goodPayload)
+				var stdout, stderr bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &stdout, &stderr
+				start := time.Now()
+				err := cmd.Run()
+				took := time.Since(start)
+				if err != nil {
+					t.Errorf("exit: %v", err)
+				}
+				if stdout.Len()+stderr.Len() > 0 {
+					t.Errorf("stdout %q, stderr %q", stdout.Bytes(), stderr.Bytes())
+				}
+				if took > hook.Budget+margin {
+					t.Errorf("took %v, deadline %v", took, hook.Budget)
+				}
+				if h.delivered(dir) == 0 {
+					t.Errorf("the event was lost")
+				}
+				after(t)
+			})
+		}
 	}
 }

@@ -723,10 +723,28 @@ func (inv *Invocation) finish() {
 		if !inv.ended.IsZero() {
 			r.Duration = ms(inv.ended.Sub(inv.start))
 		}
-		if !inv.interactive && !(inv.quiet && len(r.Notes) == 0) {
+		if inv.logPath != "" && !inv.interactive && !(inv.quiet && len(r.Notes) == 0) {
+			// The watchdog is stopped: the log has one of its own, so that a
+			// log that blocks (a file on a hung network mount) cannot keep
+			// the agent waiting past the deadline.
+			guard := time.AfterFunc(inv.logBudget(), func() { exit(0) })
 			appendLog(inv.logPath, r)
+			guard.Stop()
 		}
 	})
+}
+
+// logBudget is how long the log may take: until the hard deadline (the
+// watchdog's), and a moment even when that has passed (the watchdog is
+// writing its own line).
+func (inv *Invocation) logBudget() time.Duration {
+	d := 20 * time.Millisecond
+	if inv.ctx != nil {
+		if deadline, ok := inv.ctx.Deadline(); ok {
+			d = max(d, time.Until(deadline)+watchdogSlack)
+		}
+	}
+	return d
 }
 
 // stack returns the panicking goroutine's stack, trimmed to what matters.

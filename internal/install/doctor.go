@@ -221,9 +221,13 @@ func debugLog(getenv func(string) string) Finding {
 	path := getenv(hook.EnvLog)
 	if path == "" {
 		return Finding{Status: Info, What: "no debug log (" + hook.EnvLog + " is not set here)",
-			Fix: "set " + hook.EnvLog + "=/tmp/hookwire.log where the agent runs its hooks, to see each run"}
+			Fix: "set " + hook.EnvLog + "=" + hook.SuggestedLog(getenv) + " where the agent runs its hooks, to see each run"}
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := safefile.OpenLog(path)
+	if errors.Is(err, safefile.ErrUnsafe) {
+		return Finding{Status: Fail, What: "debug log: " + err.Error() + ": the hooks do not write to it",
+			Fix: "point " + hook.EnvLog + " at a file in a directory only you can write, such as " + hook.SuggestedLog(getenv)}
+	}
 	if err != nil {
 		return Finding{Status: Fail, What: "debug log: " + err.Error(), Fix: "point " + hook.EnvLog + " at a file you can write"}
 	}

@@ -300,3 +300,38 @@ func TestHostileDebugLog(t *testing.T) {
 		}
 	}
 }
+
+// TestForeignListener puts another user's listener on the port Trail Boss's
+// daemon would use (127.0.0.1:4000 for everyone on the machine: whoever
+// starts first has it). The hook refuses to send to it, exits 0, silent,
+// says why in its debug log, and the listener receives nothing. Coral's API
+// goes through the same client (httpsend), and so the same check.
+func TestForeignListener(t *testing.T) {
+	t.Parallel()
+	bin, err := testkit.BuildSuite(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr, received := testkit.ForeignListener(t, otherUID)
+	dir := t.TempDir()
+	log := filepath.Join(dir, "debug.log")
+	cmd := exec.Command(filepath.Join(bin, "trailboss-hook"), "Stop")
+	cmd.Env = append(baseEnv(dir), "TRAILBOSS_URL=http://"+addr, "TMUX_PANE=%1",
+		"CLAUDE_CODE_SESSION_ID=d63ac083-c016-4a5e-9d4f-0d0b1f7e2a11", hook.EnvLog+"="+log)
+	cmd.Stdin = strings.NewReader(goodPayload)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Errorf("exit: %v", err)
+	}
+	if stdout.Len()+stderr.Len() > 0 {
+		t.Errorf("stdout %q, stderr %q", stdout.Bytes(), stderr.Bytes())
+	}
+	if got := received(); len(got) > 0 {
+		t.Errorf("another user's listener received:\n%s", got)
+	}
+	b, _ := os.ReadFile(log)
+	if !bytes.Contains(b, []byte("served by another user (uid 4242")) {
+		t.Errorf("the debug log does not say why:\n%s", b)
+	}
+}

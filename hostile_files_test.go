@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -333,5 +334,59 @@ func TestForeignListener(t *testing.T) {
 	b, _ := os.ReadFile(log)
 	if !bytes.Contains(b, []byte("served by another user (uid 4242")) {
 		t.Errorf("the debug log does not say why:\n%s", b)
+	}
+}
+
+// TestSquattedStateDir: without XDG_RUNTIME_DIR, another user creates the
+// state directory's predictable name in the temp directory first (a link;
+// as root, also a directory chowned to another uid). The hooks still keep
+// their state (in the user's cache directory), and doctor names the
+// squatter.
+func TestSquattedStateDir(t *testing.T) {
+	t.Parallel()
+	bin, err := testkit.BuildSuite(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	squats := map[string]func(t *testing.T, path string){
+		"link": func(t *testing.T, path string) { symlink(t, t.TempDir(), path) },
+		"another user's directory": func(t *testing.T, path string) {
+			if os.Geteuid() != 0 {
+				t.Skip("needs root, to make a directory another uid's")
+			}
+			if err := os.Mkdir(path, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chown(path, otherUID, otherUID); err != nil {
+				t.Fatal(err)
+			}
+		},
+	}
+	for name, squat := range squats {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir, tmp := t.TempDir(), t.TempDir()
+			squat(t, filepath.Join(tmp, "hookwire-"+strconv.Itoa(os.Getuid())))
+			env := append(baseEnv(dir), "XDG_RUNTIME_DIR=", "TMPDIR="+tmp)
+			cmd := exec.Command(filepath.Join(bin, "trailboss-hook"), "Stop")
+			cmd.Env = append(env, trailbossTarget(t, dir, "ok")...)
+			cmd.Stdin = strings.NewReader(goodPayload)
+			if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
+				t.Errorf("hook: %v %q", err, out)
+			}
+			if _, err := os.Stat(filepath.Join(dir, ".cache", "hookwire", "trailboss-hook")); err != nil {
+				t.Errorf("no state kept: %v", err)
+			}
+			cmd = exec.Command(filepath.Join(bin, "nb-hook"), "doctor")
+			cmd.Env = env
+			out, _ := cmd.CombinedOutput()
+			want := "is taken by a symbolic link"
+			if name != "link" {
+				want = "is taken by uid 4242"
+			}
+			if !bytes.Contains(out, []byte(want)) || !bytes.Contains(out, []byte("ok state directory "+filepath.Join(dir, ".cache", "hookwire", "nb-hook"))) {
+				t.Errorf("doctor does not say %q and where state is:\n%s", want, out)
+			}
+		})
 	}
 }

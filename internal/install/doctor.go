@@ -80,7 +80,9 @@ func (c *doctorCmd) Run(con *hook.Console) error {
 	for _, check := range c.checks {
 		findings = append(findings, check(con.Getenv)...)
 	}
-	findings = append(findings, c.spec.environment(con.Getenv), stateDir(con.Getenv, c.spec.Binary), debugLog(con.Getenv))
+	findings = append(findings, c.spec.environment(con.Getenv))
+	findings = append(findings, stateDir(con.Getenv, c.spec.Binary)...)
+	findings = append(findings, debugLog(con.Getenv))
 	if c.Send {
 		findings = append(findings, c.send(con.Getenv, bin))
 	}
@@ -208,13 +210,25 @@ func (s Spec) environment(getenv func(string) string) Finding {
 	return Finding{Status: Info, What: "environment: " + strings.Join(set, ", ") + " (where the agent runs its hooks, its own environment counts)"}
 }
 
-func stateDir(getenv func(string) string, binary string) Finding {
+func stateDir(getenv func(string) string, binary string) []Finding {
+	var out []Finding
+	if getenv("XDG_RUNTIME_DIR") == "" {
+		if uid, taken := state.Squatted(state.TempRoot()); taken {
+			who := "a symbolic link or a file"
+			if uid >= 0 && uid != os.Getuid() {
+				who = safefile.UserName(uid)
+			}
+			out = append(out, Finding{Status: Warn,
+				What: "state directory " + state.TempRoot() + " is taken by " + who + ": state is kept in your cache directory instead",
+				Fix:  "have it removed (by its owner or root), or set XDG_RUNTIME_DIR to a directory of yours"})
+		}
+	}
 	st, err := state.Open(getenv, binary)
 	if err != nil {
-		return Finding{Status: Fail, What: "state directory: " + err.Error(),
-			Fix: "remove it, or set XDG_RUNTIME_DIR to a directory of yours"}
+		return append(out, Finding{Status: Fail, What: "state directory: " + err.Error(),
+			Fix: "remove it, or set XDG_RUNTIME_DIR to a directory of yours"})
 	}
-	return Finding{Status: OK, What: "state directory " + st.Dir()}
+	return append(out, Finding{Status: OK, What: "state directory " + st.Dir()})
 }
 
 func debugLog(getenv func(string) string) Finding {

@@ -74,7 +74,7 @@ func appendLog(path string, r *record) {
 	if enc.Encode(r) != nil {
 		return
 	}
-	f, err := safefile.OpenLog(path)
+	f, err := openLog(path)
 	if err != nil {
 		return
 	}
@@ -94,6 +94,10 @@ func SuggestedLog(getenv func(string) string) string {
 	}
 	return "$HOME/.cache/hookwire.log"
 }
+
+// openLog is safefile.OpenLog; a test makes it block, as a log on a hung
+// network mount would.
+var openLog = safefile.OpenLog
 
 func ms(d time.Duration) float64 {
 	return float64(d.Microseconds()) / 1000

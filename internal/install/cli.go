@@ -266,7 +266,10 @@ func commit(con *hook.Console, path string, old, updated []byte, dryRun bool, do
 	if old != nil {
 		backup = path + ".hookwire.bak"
 		if err := safefile.WriteFile(backup, old, mode); err != nil {
-			return fmt.Errorf("keeping a backup: %w", unsafe(err))
+			if errors.Is(err, safefile.ErrUnsafe) {
+				return fmt.Errorf("keeping a backup: %w: install writes only a regular file of yours, never through a link; remove it and install again. Nothing was changed", err)
+			}
+			return fmt.Errorf("keeping a backup: %w", err)
 		}
 	}
 	if err := safefile.WriteFile(path, updated, mode); err != nil {

@@ -735,10 +735,12 @@ func (inv *Invocation) finish() {
 }
 
 // logBudget is how long the log may take: until the hard deadline (the
-// watchdog's), and a moment even when that has passed (the watchdog is
-// writing its own line).
+// watchdog's), and at least logGrace, even when that has passed (the
+// watchdog is writing its own line). It guards against a write that hangs,
+// not a slow one: the agent's own timeout is seconds past our deadline,
+// and a first log line compiles the redaction's expressions.
 func (inv *Invocation) logBudget() time.Duration {
-	d := 20 * time.Millisecond
+	d := logGrace
 	if inv.ctx != nil {
 		if deadline, ok := inv.ctx.Deadline(); ok {
 			d = max(d, time.Until(deadline)+watchdogSlack)
@@ -746,6 +748,8 @@ func (inv *Invocation) logBudget() time.Duration {
 	}
 	return d
 }
+
+const logGrace = 500 * time.Millisecond
 
 // stack returns the panicking goroutine's stack, trimmed to what matters.
 func stack() string {

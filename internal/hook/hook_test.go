@@ -371,22 +371,22 @@ func TestLogRedactsCredentials(t *testing.T) {
 func TestBlockingLogEndsAtTheDeadline(t *testing.T) {
 	exited := make(chan int, 1)
 	exit = func(code int) { exited <- code; runtime.Goexit() }
-	release := make(chan struct{})
+	release, done := make(chan struct{}), make(chan struct{})
 	openLog = func(string) (*os.File, error) { <-release; return nil, os.ErrNotExist }
-	t.Cleanup(func() { close(release); exit, openLog = os.Exit, safefile.OpenLog })
+	t.Cleanup(func() { close(release); <-done; exit, openLog = os.Exit, safefile.OpenLog })
 	inv := newInvocation(&Binary{Name: "t"}, nil, io.Discard, io.Discard)
 	inv.logPath = "/hung/mount/hookwire.log"
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	inv.ctx = ctx
 	start := time.Now()
-	go inv.finish()
+	go func() { inv.finish(); close(done) }()
 	select {
 	case code := <-exited:
 		if code != 0 {
 			t.Errorf("exit %d", code)
 		}
-		if took := time.Since(start); took > time.Second {
+		if took := time.Since(start); took > 2*logGrace {
 			t.Errorf("took %v", took)
 		}
 	case <-time.After(5 * time.Second):

@@ -55,6 +55,9 @@ func TestMain(m *testing.M) {
 		testkit.Tmux()
 		os.Exit(0)
 	}
+	if filepath.Base(os.Args[0]) == "foreign-listener" {
+		testkit.ForeignListenerMain() // hostile_files_test.go
+	}
 	cmds := map[string]func(){
 		// probe sends one request through the runtime: it exercises the
 		// fakes and transports that no binary uses yet.

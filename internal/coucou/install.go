@@ -10,7 +10,7 @@ import (
 
 	"github.com/hookwire/hookwire/internal/agent"
 	"github.com/hookwire/hookwire/internal/install"
-	"github.com/hookwire/hookwire/internal/state"
+	"github.com/hookwire/hookwire/internal/safefile"
 	"github.com/hookwire/hookwire/internal/transport"
 )
 
@@ -52,7 +52,7 @@ func socketCheck(getenv func(string) string) []install.Finding {
 			start.Fix = "remove it, and restart Coucou"
 			return []install.Finding{start}
 		}
-		if uid, ok := state.Owner(fi); ok && uid != os.Getuid() {
+		if uid, ok := safefile.Owner(fi); ok && uid != os.Getuid() {
 			start.What = fmt.Sprintf("%s belongs to uid %d, not you: nb-hook will not talk to it", path, uid)
 			start.Fix = "remove it, and start Coucou as yourself"
 			return []install.Finding{start}

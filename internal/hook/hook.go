@@ -757,11 +757,33 @@ func (inv *Invocation) finish() {
 		if !inv.ended.IsZero() {
 			r.Duration = ms(inv.ended.Sub(inv.start))
 		}
-		if !inv.interactive && !(inv.quiet && len(r.Notes) == 0) {
+		if inv.logPath != "" && !inv.interactive && !(inv.quiet && len(r.Notes) == 0) {
+			// The watchdog is stopped: the log has one of its own, so that a
+			// log that blocks (a file on a hung network mount) cannot keep
+			// the agent waiting past the deadline.
+			guard := time.AfterFunc(inv.logBudget(), func() { exit(0) })
 			appendLog(inv.logPath, r)
+			guard.Stop()
 		}
 	})
 }
+
+// logBudget is how long the log may take: until the hard deadline (the
+// watchdog's), and at least logGrace, even when that has passed (the
+// watchdog is writing its own line). It guards against a write that hangs,
+// not a slow one: the agent's own timeout is seconds past our deadline,
+// and a first log line compiles the redaction's expressions.
+func (inv *Invocation) logBudget() time.Duration {
+	d := logGrace
+	if inv.ctx != nil {
+		if deadline, ok := inv.ctx.Deadline(); ok {
+			d = max(d, time.Until(deadline)+watchdogSlack)
+		}
+	}
+	return d
+}
+
+const logGrace = 500 * time.Millisecond
 
 // stack returns the panicking goroutine's stack, trimmed to what matters.
 func stack() string {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/hookwire/hookwire/internal/safefile"
 	"github.com/hookwire/hookwire/internal/transport"
 )
 
@@ -361,5 +362,34 @@ func TestLogRedactsCredentials(t *testing.T) {
 	}
 	if bytes.Contains(b, []byte("SECRET")) || !bytes.Contains(b, []byte("<redacted>")) {
 		t.Errorf("log: %s", b)
+	}
+}
+
+// A debug log that blocks (a file on a hung network mount: a FIFO or a
+// link never gets this far) does not keep the agent waiting: the log has a
+// timer of its own, which ends the process at the deadline.
+func TestBlockingLogEndsAtTheDeadline(t *testing.T) {
+	exited := make(chan int, 1)
+	exit = func(code int) { exited <- code; runtime.Goexit() }
+	release, done := make(chan struct{}), make(chan struct{})
+	openLog = func(string) (*os.File, error) { <-release; return nil, os.ErrNotExist }
+	t.Cleanup(func() { close(release); <-done; exit, openLog = os.Exit, safefile.OpenLog })
+	inv := newInvocation(&Binary{Name: "t"}, nil, io.Discard, io.Discard)
+	inv.logPath = "/hung/mount/hookwire.log"
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	inv.ctx = ctx
+	start := time.Now()
+	go func() { inv.finish(); close(done) }()
+	select {
+	case code := <-exited:
+		if code != 0 {
+			t.Errorf("exit %d", code)
+		}
+		if took := time.Since(start); took > 2*logGrace {
+			t.Errorf("took %v", took)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the process waited for the log")
 	}
 }

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"time"
 
+	"github.com/hookwire/hookwire/internal/safefile"
 	"github.com/hookwire/hookwire/internal/text"
 )
 
@@ -56,6 +58,11 @@ const (
 // appendLog writes the record as one line. A single write on an O_APPEND
 // descriptor keeps concurrent hooks' lines whole. Any failure is silent: the
 // log is a debugging aid and must not become a way to fail.
+//
+// The path may be one another user chose first (/tmp/hookwire.log, as
+// earlier versions suggested): a link there, a FIFO, or a file of theirs
+// (to read what we log) is skipped, never written through, never waited on
+// (safefile).
 func appendLog(path string, r *record) {
 	if path == "" {
 		return
@@ -67,13 +74,30 @@ func appendLog(path string, r *record) {
 	if enc.Encode(r) != nil {
 		return
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := openLog(path)
 	if err != nil {
 		return
 	}
 	defer f.Close()
 	_, _ = f.Write(buf.Bytes()) // Encode ends the line
 }
+
+// SuggestedLog is where doctor suggests the debug log go: a directory only
+// the user can write ($XDG_RUNTIME_DIR, else the user's cache directory),
+// never a shared one such as /tmp, where another user could be first.
+func SuggestedLog(getenv func(string) string) string {
+	if d := getenv("XDG_RUNTIME_DIR"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "hookwire.log")
+	}
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "hookwire.log")
+	}
+	return "$HOME/.cache/hookwire.log"
+}
+
+// openLog is safefile.OpenLog; a test makes it block, as a log on a hung
+// network mount would.
+var openLog = safefile.OpenLog
 
 func ms(d time.Duration) float64 {
 	return float64(d.Microseconds()) / 1000

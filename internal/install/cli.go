@@ -12,6 +12,7 @@ import (
 	"github.com/rogpeppe/go-internal/diff"
 
 	"github.com/hookwire/hookwire/internal/hook"
+	"github.com/hookwire/hookwire/internal/safefile"
 )
 
 // Commands are the install, uninstall, snippet and doctor subcommands of a
@@ -44,7 +45,43 @@ func (w where) resolve(spec Spec, getenv func(string) string) (*Agent, string, e
 	home, _ := os.UserHomeDir()
 	cwd, _ := os.Getwd()
 	path, err := a.Path(w.Scope, home, cwd, spec.Binary, getenv)
+	if err == nil && w.Scope == "project" {
+		err = inProject(cwd, filepath.Dir(path))
+	}
 	return a, path, err
+}
+
+// inProject refuses a project's settings directory that a link takes out
+// of the project: a repository is not the user's to trust, and one whose
+// .gemini is a link to ~/.config/something would have install write there.
+// Each directory from the project down that exists must be a real one.
+func inProject(project, dir string) error {
+	rel, err := filepath.Rel(project, dir)
+	if err != nil {
+		return err
+	}
+	p := project
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		p = filepath.Join(p, part)
+		fi, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // install makes the rest
+		}
+		if err != nil {
+			return err
+		}
+		if !fi.IsDir() {
+			why := "is not a directory"
+			if fi.Mode()&fs.ModeSymlink != 0 {
+				why = "is a symbolic link"
+				if to, err := os.Readlink(p); err == nil {
+					why += " to " + to
+				}
+			}
+			return fmt.Errorf("%s %s: a project's settings are written only inside the project; nothing was changed", p, why)
+		}
+	}
+	return nil
 }
 
 func (s Spec) noHooks() string {
@@ -175,12 +212,23 @@ func self() (string, error) {
 	return p, nil
 }
 
+// readSettings reads the settings file, never through a link (a repository
+// could link its settings to a file of the user's, which install would copy
+// into the repository as a backup), and only a regular file of the user's.
 func readSettings(path string) ([]byte, error) {
-	b, err := os.ReadFile(path)
+	b, err := safefile.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	return b, err
+	return b, unsafe(err)
+}
+
+// unsafe says what to do about a file install will not touch.
+func unsafe(err error) error {
+	if errors.Is(err, safefile.ErrUnsafe) {
+		return fmt.Errorf("%w: install reads and writes only a regular file of yours, never through a link; nothing was changed (if you mean the file a link points to, name it with --settings)", err)
+	}
+	return err
 }
 
 func refused(path string, a *Agent, err error) error {
@@ -203,32 +251,29 @@ func commit(con *hook.Console, path string, old, updated []byte, dryRun bool, do
 		return nil
 	}
 	mode := fs.FileMode(0o600)
-	if fi, err := os.Stat(path); err == nil {
+	if fi, err := safefile.Lcheck(path); err != nil {
+		return unsafe(err)
+	} else if fi != nil {
 		mode = fi.Mode().Perm()
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
+	// The backup, like the settings, is a new file renamed into place: one
+	// a repository planted (a link to ~/.ssh/authorized_keys) is refused,
+	// and could only have been replaced, never written through.
 	backup := ""
 	if old != nil {
 		backup = path + ".hookwire.bak"
-		if err := os.WriteFile(backup, old, mode); err != nil {
+		if err := safefile.WriteFile(backup, old, mode); err != nil {
+			if errors.Is(err, safefile.ErrUnsafe) {
+				return fmt.Errorf("keeping a backup: %w: install writes only a regular file of yours, never through a link; remove it and install again. Nothing was changed", err)
+			}
 			return fmt.Errorf("keeping a backup: %w", err)
 		}
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	_, werr := tmp.Write(updated)
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr, os.Chmod(tmp.Name(), mode)); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return err
+	if err := safefile.WriteFile(path, updated, mode); err != nil {
+		return unsafe(err)
 	}
 	if backup != "" {
 		done += " (the previous file is " + backup + ")"

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hookwire/hookwire/internal/hook"
+	"github.com/hookwire/hookwire/internal/safefile"
 	"github.com/hookwire/hookwire/internal/state"
 	"github.com/hookwire/hookwire/internal/text"
 )
@@ -79,7 +80,9 @@ func (c *doctorCmd) Run(con *hook.Console) error {
 	for _, check := range c.checks {
 		findings = append(findings, check(con.Getenv)...)
 	}
-	findings = append(findings, c.spec.environment(con.Getenv), stateDir(con.Getenv, c.spec.Binary), debugLog(con.Getenv))
+	findings = append(findings, c.spec.environment(con.Getenv))
+	findings = append(findings, stateDir(con.Getenv, c.spec.Binary)...)
+	findings = append(findings, debugLog(con.Getenv))
 	if c.Send {
 		findings = append(findings, c.send(con.Getenv, bin))
 	}
@@ -127,10 +130,14 @@ func (c *doctorCmd) settings(getenv func(string) string, bin string) []Finding {
 		if err != nil {
 			continue
 		}
-		data, err := os.ReadFile(path)
+		data, err := safefile.ReadFile(path)
 		switch {
 		case errors.Is(err, os.ErrNotExist):
 			out = append(out, Finding{Status: Info, What: fmt.Sprintf("%s: no hooks (%s does not exist)", name, path), Fix: install + ", if you use it"})
+			continue
+		case errors.Is(err, safefile.ErrUnsafe):
+			out = append(out, Finding{Status: Warn, What: fmt.Sprintf("%s: %v: install does not read or write it", name, err),
+				Fix: install + " --settings FILE, naming the file it points to, if it is yours"})
 			continue
 		case err != nil:
 			out = append(out, Finding{Status: Fail, What: fmt.Sprintf("%s: %v", name, err)})
@@ -203,22 +210,38 @@ func (s Spec) environment(getenv func(string) string) Finding {
 	return Finding{Status: Info, What: "environment: " + strings.Join(set, ", ") + " (where the agent runs its hooks, its own environment counts)"}
 }
 
-func stateDir(getenv func(string) string, binary string) Finding {
+func stateDir(getenv func(string) string, binary string) []Finding {
+	var out []Finding
+	if getenv("XDG_RUNTIME_DIR") == "" {
+		if uid, taken := state.Squatted(state.TempRoot()); taken {
+			who := "a symbolic link or a file"
+			if uid >= 0 && uid != os.Getuid() {
+				who = safefile.UserName(uid)
+			}
+			out = append(out, Finding{Status: Warn,
+				What: "state directory " + state.TempRoot() + " is taken by " + who + ": state is kept in your cache directory instead",
+				Fix:  "have it removed (by its owner or root), or set XDG_RUNTIME_DIR to a directory of yours"})
+		}
+	}
 	st, err := state.Open(getenv, binary)
 	if err != nil {
-		return Finding{Status: Fail, What: "state directory: " + err.Error(),
-			Fix: "remove it, or set XDG_RUNTIME_DIR to a directory of yours"}
+		return append(out, Finding{Status: Fail, What: "state directory: " + err.Error(),
+			Fix: "remove it, or set XDG_RUNTIME_DIR to a directory of yours"})
 	}
-	return Finding{Status: OK, What: "state directory " + st.Dir()}
+	return append(out, Finding{Status: OK, What: "state directory " + st.Dir()})
 }
 
 func debugLog(getenv func(string) string) Finding {
 	path := getenv(hook.EnvLog)
 	if path == "" {
 		return Finding{Status: Info, What: "no debug log (" + hook.EnvLog + " is not set here)",
-			Fix: "set " + hook.EnvLog + "=/tmp/hookwire.log where the agent runs its hooks, to see each run"}
+			Fix: "set " + hook.EnvLog + "=" + hook.SuggestedLog(getenv) + " where the agent runs its hooks, to see each run"}
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := safefile.OpenLog(path)
+	if errors.Is(err, safefile.ErrUnsafe) {
+		return Finding{Status: Fail, What: "debug log: " + err.Error() + ": the hooks do not write to it",
+			Fix: "point " + hook.EnvLog + " at a file in a directory only you can write, such as " + hook.SuggestedLog(getenv)}
+	}
 	if err != nil {
 		return Finding{Status: Fail, What: "debug log: " + err.Error(), Fix: "point " + hook.EnvLog + " at a file you can write"}
 	}

@@ -4,9 +4,7 @@ package state
 
 import (
 	"errors"
-	"io/fs"
 	"os"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -20,13 +18,3 @@ func tryLock(f *os.File) (bool, error) {
 }
 
 func unlockFile(f *os.File) { unix.Flock(int(f.Fd()), unix.LOCK_UN) }
-
-// Owner is the uid that owns fi. It is a variable so that tests can play
-// another user, which needs privileges to do for real.
-var Owner = func(fi fs.FileInfo) (int, bool) {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return 0, false
-	}
-	return int(st.Uid), true
-}

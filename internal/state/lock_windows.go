@@ -2,7 +2,6 @@ package state
 
 import (
 	"errors"
-	"io/fs"
 	"os"
 
 	"golang.org/x/sys/windows"
@@ -21,7 +20,3 @@ func tryLock(f *os.File) (bool, error) {
 func unlockFile(f *os.File) {
 	windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, new(windows.Overlapped))
 }
-
-// Owner is unknown on Windows: the per-user profile directories already
-// keep other users out.
-var Owner = func(fs.FileInfo) (int, bool) { return 0, false }

@@ -2,7 +2,8 @@
 // invocations: token counters, open runs, a spool of undelivered events.
 //
 // The directory is private to the user ($XDG_RUNTIME_DIR/hookwire, else
-// hookwire-<uid> in the temp dir), created 0700 and refused if it is a
+// hookwire-<uid> in the temp dir, else, when another user took that name,
+// hookwire in the user's cache directory), created 0700 and refused if it is a
 // symlink or belongs to someone else: another user must not be able to plant
 // or read our state. Writes are atomic (a uniquely named temp file renamed
 // into place), read-modify-write cycles hold an advisory lock, and files that
@@ -18,8 +19,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
+
+	"github.com/hookwire/hookwire/internal/safefile"
 )
 
 // Store is one binary's corner of the state directory.
@@ -34,18 +38,84 @@ type Store struct {
 var ErrUnsafe = errors.New("unsafe state directory")
 
 // Root returns the per-user state directory for this environment, without
-// creating it.
+// creating it: $XDG_RUNTIME_DIR/hookwire, else hookwire-<uid> in the temp
+// directory, unless another user took that name first (Squatted), when it
+// is hookwire in the user's cache directory, which nobody else can create.
 func Root(getenv func(string) string) string {
+	dir, _ := rootDir(getenv)
+	return dir
+}
+
+// rootDir is Root, and whether it is in the cache directory.
+func rootDir(getenv func(string) string) (dir string, inCache bool) {
 	if d := getenv("XDG_RUNTIME_DIR"); d != "" && filepath.IsAbs(d) {
-		return filepath.Join(d, "hookwire")
+		return filepath.Join(d, "hookwire"), false
 	}
+	tmp := TempRoot()
+	if _, taken := Squatted(tmp); taken {
+		if d := cacheDir(getenv); d != "" {
+			return filepath.Join(d, "hookwire"), true
+		}
+	}
+	return tmp, false
+}
+
+// TempRoot is the state directory's predictable name in the temp
+// directory, used without $XDG_RUNTIME_DIR.
+func TempRoot() string {
 	return filepath.Join(os.TempDir(), fmt.Sprintf("hookwire-%d", os.Getuid()))
+}
+
+// Squatted reports whether dir exists and is not a directory of ours (a
+// symlink, a file, another user's directory): in a temp directory that every
+// user can write, another user can create our predictable name first, and
+// so refuse us our state for as long as they keep it. by is the owner, for
+// doctor to name; -1 when not known.
+func Squatted(dir string) (by int, taken bool) {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return -1, false
+	}
+	uid, known := safefile.Owner(fi)
+	if !known {
+		uid = -1
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir() || known && uid != os.Getuid() {
+		return uid, true
+	}
+	return uid, false
+}
+
+// cacheDir is the user's cache directory (os.UserCacheDir, read from
+// getenv), or "" without one.
+func cacheDir(getenv func(string) string) string {
+	if d := getenv("XDG_CACHE_HOME"); d != "" && filepath.IsAbs(d) && runtime.GOOS != "darwin" && runtime.GOOS != "windows" {
+		return d
+	}
+	home := getenv("HOME")
+	if runtime.GOOS == "windows" {
+		home = getenv("LocalAppData")
+		if home != "" && filepath.IsAbs(home) {
+			return home
+		}
+		return ""
+	}
+	if home == "" || !filepath.IsAbs(home) {
+		return ""
+	}
+	if runtime.GOOS == "darwin" {
+		return filepath.Join(home, "Library", "Caches")
+	}
+	return filepath.Join(home, ".cache")
 }
 
 // Open returns the store for name (a binary), creating and checking the
 // directories on the way.
 func Open(getenv func(string) string, name string) (*Store, error) {
-	root := Root(getenv)
+	root, inCache := rootDir(getenv)
+	if inCache {
+		os.MkdirAll(filepath.Dir(root), 0o700) // a new account may have no ~/.cache yet
+	}
 	if err := safeDir(root); err != nil {
 		return nil, err
 	}
@@ -73,7 +143,7 @@ func OpenReadOnly(getenv func(string) string, name string) (*Store, error) {
 		if fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir() {
 			return nil, fmt.Errorf("%w: %s is not a directory (a symlink?)", ErrUnsafe, d)
 		}
-		if uid, ok := Owner(fi); ok && uid != os.Getuid() {
+		if uid, ok := safefile.Owner(fi); ok && uid != os.Getuid() {
 			return nil, fmt.Errorf("%w: %s belongs to uid %d", ErrUnsafe, d, uid)
 		}
 	}
@@ -100,7 +170,7 @@ func safeDir(dir string) error {
 	if fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir() {
 		return fmt.Errorf("%w: %s is not a directory (a symlink?)", ErrUnsafe, dir)
 	}
-	if uid, ok := Owner(fi); ok && uid != os.Getuid() {
+	if uid, ok := safefile.Owner(fi); ok && uid != os.Getuid() {
 		return fmt.Errorf("%w: %s belongs to uid %d", ErrUnsafe, dir, uid)
 	}
 	if fi.Mode().Perm()&0o077 != 0 {

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hookwire/hookwire/internal/safefile"
 )
 
 func env(dir string) func(string) string {
@@ -58,9 +60,9 @@ func TestOpenRefusesASymlink(t *testing.T) {
 }
 
 func TestOpenRefusesSomeoneElsesDir(t *testing.T) {
-	saved := Owner
-	defer func() { Owner = saved }()
-	Owner = func(fs.FileInfo) (int, bool) { return os.Getuid() + 1, true }
+	saved := safefile.Owner
+	defer func() { safefile.Owner = saved }()
+	safefile.Owner = func(fs.FileInfo) (int, bool) { return os.Getuid() + 1, true }
 	if _, err := Open(env(t.TempDir()), "x"); !errors.Is(err, ErrUnsafe) {
 		t.Errorf("err %v", err)
 	}
@@ -289,5 +291,54 @@ func TestLockNeverSplits(t *testing.T) {
 	close(stop)
 	if overlaps > 0 {
 		t.Errorf("the lock was held twice at once %d times", overlaps)
+	}
+}
+
+// Without $XDG_RUNTIME_DIR, a predictable name in the temp directory that
+// another user took first (here a link; as root, also a directory chowned
+// to another uid) does not keep state off: it moves to the user's cache
+// directory, and Squatted names the owner.
+func TestOpenSquatted(t *testing.T) {
+	tmp, home := t.TempDir(), t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	getenv := func(k string) string { return map[string]string{"HOME": home}[k] }
+	predictable := filepath.Join(tmp, "hookwire-"+strconv.Itoa(os.Getuid()))
+	squats := map[string]func(){
+		"link": func() { os.Symlink(t.TempDir(), predictable) },
+	}
+	if os.Geteuid() == 0 {
+		squats["another user's directory"] = func() {
+			os.Mkdir(predictable, 0o700)
+			if err := os.Chown(predictable, 4242, 4242); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for name, squat := range squats {
+		os.RemoveAll(predictable)
+		os.RemoveAll(filepath.Join(home, ".cache"))
+		squat()
+		s, err := Open(getenv, "x")
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if want := filepath.Join(home, ".cache", "hookwire", "x"); s.Dir() != want {
+			t.Errorf("%s: dir %s, want %s", name, s.Dir(), want)
+		}
+		if err := s.Write("f", []byte("kept")); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		if b, _ := s.Read("f"); string(b) != "kept" {
+			t.Errorf("%s: read %q", name, b)
+		}
+		by, taken := Squatted(predictable)
+		if !taken || name != "link" && by != 4242 {
+			t.Errorf("%s: squatted by %d, %v", name, by, taken)
+		}
+	}
+	// Once the name is free again, the temp directory is used.
+	os.RemoveAll(predictable)
+	if got := Root(getenv); got != predictable {
+		t.Errorf("root %s, want %s", got, predictable)
 	}
 }

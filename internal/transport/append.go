@@ -2,13 +2,10 @@ package transport
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"strconv"
 
-	"github.com/hookwire/hookwire/internal/state"
+	"github.com/hookwire/hookwire/internal/safefile"
 )
 
 // Append adds bytes to the end of an existing file with a single write on a
@@ -29,7 +26,7 @@ type Append struct {
 }
 
 // ErrNotRegular is returned for a path that is not a plain file we own.
-var ErrNotRegular = errors.New("not a regular file of this user")
+var ErrNotRegular = safefile.ErrUnsafe
 
 // Describe is the path, then the bytes exactly, as a Go string literal:
 // they may hold carriage returns that a terminal would hide.
@@ -48,14 +45,11 @@ func (a Append) Do(ctx context.Context) (Reply, error) {
 	if err := ctx.Err(); err != nil {
 		return Reply{}, fmt.Errorf("append %s: %w", a.Path, ErrDeadline)
 	}
-	f, err := openAppend(a.Path)
+	f, err := safefile.OpenAppend(a.Path)
 	if err != nil {
 		return Reply{}, err
 	}
 	defer f.Close()
-	if err := checkOwnFile(f); err != nil {
-		return Reply{}, &fs.PathError{Op: "append", Path: a.Path, Err: err}
-	}
 	n, err := f.Write(a.Data)
 	if err != nil {
 		return Reply{}, err
@@ -64,21 +58,4 @@ func (a Append) Do(ctx context.Context) (Reply, error) {
 		return Reply{}, fmt.Errorf("append %s: wrote %d of %d bytes", a.Path, n, len(a.Data))
 	}
 	return Reply{}, nil
-}
-
-// checkOwnFile refuses what the open could not: a file that is not regular,
-// or one that another user owns (where ownership is known: not on Windows,
-// whose per-user profile directories already keep others out).
-func checkOwnFile(f *os.File) error {
-	fi, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("%w (%s)", ErrNotRegular, fi.Mode().Type())
-	}
-	if uid, ok := state.Owner(fi); ok && uid != os.Getuid() {
-		return fmt.Errorf("%w (owner uid %d)", ErrNotRegular, uid)
-	}
-	return nil
 }

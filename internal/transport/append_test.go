@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hookwire/hookwire/internal/state"
+	"github.com/hookwire/hookwire/internal/safefile"
 )
 
 func TestAppend(t *testing.T) {
@@ -42,9 +42,9 @@ func TestAppend(t *testing.T) {
 func TestAppendRefusesAnotherUsersFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "claude_coral_x.log")
 	os.WriteFile(path, []byte("keep"), 0o600)
-	saved := state.Owner
-	defer func() { state.Owner = saved }()
-	state.Owner = func(fs.FileInfo) (int, bool) { return os.Getuid() + 1, true }
+	saved := safefile.Owner
+	defer func() { safefile.Owner = saved }()
+	safefile.Owner = func(fs.FileInfo) (int, bool) { return os.Getuid() + 1, true }
 	_, err := Append{Path: path, Data: []byte("x")}.Do(context.Background())
 	if !errors.Is(err, ErrNotRegular) {
 		t.Errorf("err %v, want ErrNotRegular", err)
@@ -82,9 +82,9 @@ func TestAppendRefusesWhatIsNotAPlainFile(t *testing.T) {
 		path string
 		want error
 	}{
-		{link, syscall.ELOOP},
-		{fifo, syscall.ENXIO}, // no reader: fails instead of waiting for one
-		{dir, syscall.EISDIR},
+		{link, ErrNotRegular}, // the open fails (ELOOP), and says why
+		{fifo, ErrNotRegular}, // no reader: fails (ENXIO) instead of waiting for one
+		{dir, ErrNotRegular},
 	} {
 		start := time.Now()
 		_, err := Append{Path: c.path, Data: []byte("x")}.Do(context.Background())

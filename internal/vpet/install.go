@@ -11,7 +11,7 @@ import (
 
 	"github.com/hookwire/hookwire/internal/agent"
 	"github.com/hookwire/hookwire/internal/install"
-	"github.com/hookwire/hookwire/internal/state"
+	"github.com/hookwire/hookwire/internal/safefile"
 	"github.com/hookwire/hookwire/internal/transport"
 )
 
@@ -76,7 +76,7 @@ func tokenFileCheck(path string) install.Finding {
 		return install.Finding{Status: install.Fail, What: fmt.Sprintf("the token file %s is mode %v: others can read the token", path, fi.Mode().Perm()),
 			Fix: "chmod 600 " + path}
 	}
-	if uid, ok := state.Owner(fi); ok && uid != os.Getuid() {
+	if uid, ok := safefile.Owner(fi); ok && uid != os.Getuid() {
 		return install.Finding{Status: install.Fail, What: fmt.Sprintf("the token file %s belongs to uid %d", path, uid), Fix: "remove it: the next event creates one of yours"}
 	}
 	if b, err := os.ReadFile(path); err != nil || strings.TrimSpace(string(b)) == "" {

@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/hookwire/hookwire/internal/safefile"
 )
 
 // TokenBytes is the token's entropy: secrets.token_hex(32) in agentica,
@@ -110,7 +112,7 @@ func ensure(ctx context.Context, path string) (Token, error) {
 		return Token{}, plainErr(err)
 	}
 	value := newToken()
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	f, err := safefile.Open(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err == nil {
 		// One write: a reader that opens the file between our open and
 		// this write sees it empty, and waits for us (below).
@@ -166,7 +168,7 @@ func waitForToken(ctx context.Context, path string) (string, error) {
 // empty meanwhile, and makes it 0600 (agentica rewrites an empty file the
 // same way).
 func fill(path, value string) (Token, error) {
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	f, err := safefile.Open(path, os.O_RDWR, 0) // not through a link planted beside a socket
 	if err != nil {
 		return Token{}, plainErr(err)
 	}

@@ -174,3 +174,26 @@ func TestTokenConcurrentCreation(t *testing.T) {
 		}
 	}
 }
+
+// A link planted at the token file's path, to an empty file of the user's
+// (old enough to count as empty, not as one being written), is refused: the
+// token is never written through it.
+func TestTokenNeverWrittenThroughALink(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("links need privileges on Windows")
+	}
+	victim := filepath.Join(t.TempDir(), "victim")
+	os.WriteFile(victim, nil, 0o644)
+	old := time.Now().Add(-time.Minute)
+	os.Chtimes(victim, old, old)
+	path := filepath.Join(t.TempDir(), "notify.token")
+	if err := os.Symlink(victim, path); err != nil {
+		t.Fatal(err)
+	}
+	if tok, err := resolve(t, path, nil); err == nil && tok.Created {
+		t.Errorf("a token was made: %+v", tok)
+	}
+	if b, _ := os.ReadFile(victim); len(b) != 0 {
+		t.Errorf("the link's target holds %q", b)
+	}
+}

@@ -147,6 +147,14 @@ func (h Request) Do(ctx context.Context) (transport.Reply, error) {
 		return transport.Reply{}, transport.DeadlineErr(ctx, err)
 	}
 	defer conn.Close()
+	if h.Socket == "" {
+		// Connected, and before a byte is sent: whoever listens on a
+		// loopback port must be this user (a remote host the user named is
+		// the user's choice, and is not checked).
+		if err := transport.CheckListener(conn); err != nil {
+			return transport.Reply{}, err
+		}
+	}
 	if dl, ok := ctx.Deadline(); ok {
 		conn.SetDeadline(dl)
 	}

@@ -1,0 +1,6 @@
+//go:build !unix
+
+package testkit
+
+// ForeignListenerMain: there is no other uid to run as here.
+func ForeignListenerMain() {}

@@ -40,15 +40,35 @@ func (w where) resolve(spec Spec, getenv func(string) string) (*Agent, string, e
 		return nil, "", fmt.Errorf("%s has no hooks for %s%s", spec.Binary, a.Name, spec.noHooks())
 	}
 	if w.Settings != "" {
-		return a, w.Settings, nil
+		return a, ownLink(w.Settings), nil
 	}
 	home, _ := os.UserHomeDir()
 	cwd, _ := os.Getwd()
 	path, err := a.Path(w.Scope, home, cwd, spec.Binary, getenv)
-	if err == nil && w.Scope == "project" {
-		err = inProject(cwd, filepath.Dir(path))
+	if err != nil {
+		return a, path, err
 	}
-	return a, path, err
+	if w.Scope == "project" {
+		return a, path, inProject(cwd, filepath.Dir(path))
+	}
+	return a, ownLink(path), nil
+}
+
+// ownLink is the file a settings link in the user's own scope points to:
+// dotfile managers (stow, chezmoi's symlink mode) keep ~/.claude/settings.json
+// as a link into the user's dotfiles, and install edits that file, by rename
+// beside it, leaving the link in place. The file must still be a regular
+// file of the user's (safefile checks it when it is read and written). A
+// project's settings are never followed: a repository is not the user's to
+// trust (inProject, and safefile refuses the link itself).
+func ownLink(path string) string {
+	if fi, err := os.Lstat(path); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return path
+	}
+	if target, err := filepath.EvalSymlinks(path); err == nil {
+		return target
+	}
+	return path // a dangling link: refused when read, with the reason
 }
 
 // inProject refuses a project's settings directory that a link takes out
@@ -226,7 +246,7 @@ func readSettings(path string) ([]byte, error) {
 // unsafe says what to do about a file install will not touch.
 func unsafe(err error) error {
 	if errors.Is(err, safefile.ErrUnsafe) {
-		return fmt.Errorf("%w: install reads and writes only a regular file of yours, never through a link; nothing was changed (if you mean the file a link points to, name it with --settings)", err)
+		return fmt.Errorf("%w: install reads and writes only a regular file of yours, never through a link in a project; nothing was changed", err)
 	}
 	return err
 }

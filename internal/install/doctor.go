@@ -130,6 +130,7 @@ func (c *doctorCmd) settings(getenv func(string) string, bin string) []Finding {
 		if err != nil {
 			continue
 		}
+		path = ownLink(path)
 		data, err := safefile.ReadFile(path)
 		switch {
 		case errors.Is(err, os.ErrNotExist):
@@ -137,7 +138,7 @@ func (c *doctorCmd) settings(getenv func(string) string, bin string) []Finding {
 			continue
 		case errors.Is(err, safefile.ErrUnsafe):
 			out = append(out, Finding{Status: Warn, What: fmt.Sprintf("%s: %v: install does not read or write it", name, err),
-				Fix: install + " --settings FILE, naming the file it points to, if it is yours"})
+				Fix: "make it a regular file of yours (or a link to one), then " + install})
 			continue
 		case err != nil:
 			out = append(out, Finding{Status: Fail, What: fmt.Sprintf("%s: %v", name, err)})

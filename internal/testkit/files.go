@@ -102,3 +102,19 @@ func cmdCount(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("%s holds %d times %q, want %s%d", args[0], n, sep, map[bool]string{true: "not ", false: ""}[neg], want)
 	}
 }
+
+// cmdIsLink: islink PATH asserts that PATH is a symbolic link (! islink:
+// that it is not): a file edited through a link is replaced and the link
+// stays.
+func cmdIsLink(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: islink PATH")
+	}
+	fi, err := os.Lstat(ts.MkAbs(args[0]))
+	if err != nil {
+		ts.Fatalf("%v", err)
+	}
+	if link := fi.Mode()&os.ModeSymlink != 0; link == neg {
+		ts.Fatalf("%s: symbolic link: %v", args[0], link)
+	}
+}

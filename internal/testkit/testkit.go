@@ -29,6 +29,7 @@ func Commands() map[string]func(ts *testscript.TestScript, neg bool, args []stri
 		"escaped":        cmdEscaped,
 		"cmphttp":        cmdCmpHTTP,
 		"env-file":       cmdEnvFile,
+		"islink":         cmdIsLink,
 
 		// The modelled Trail Boss daemon (trailboss.go).
 		"fake-trailboss":      cmdFakeTrailBoss,

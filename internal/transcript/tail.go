@@ -187,7 +187,7 @@ func eachLineBackwards(path string, lim TailLimits, fn func(line []byte, tooLong
 	if err != nil {
 		return err
 	}
-	b := &backReader{f: f, fn: fn, lim: lim.withDefaults(), size: fi.Size(), pos: fi.Size()}
+	b := &backReader{f: f, lim: lim.withDefaults(), size: fi.Size(), pos: fi.Size()}
 	for b.pos > 0 {
 		if b.read >= b.lim.MaxRead {
 			return nil
@@ -196,21 +196,21 @@ func eachLineBackwards(path string, lim TailLimits, fn func(line []byte, tooLong
 		if err != nil {
 			return err
 		}
-		if err := b.lines(buf); err != nil {
+		if err := b.lines(buf, fn); err != nil {
 			return err
 		}
 	}
 	if b.partLen > 0 || b.tooLong {
-		return b.emit(nil) // the file's first line
+		return b.emit(nil, fn) // the file's first line
 	}
 	return nil
 }
 
 // backReader reads a file by windows from its end, and hands its lines on,
-// the last first.
+// the last first. fn, the callers' function, is passed along rather than
+// kept: kept, it (and what it holds) would escape to the heap.
 type backReader struct {
 	f    *os.File
-	fn   func(line []byte, tooLong bool) error
 	lim  TailLimits
 	size int64
 	pos  int64 // file offset where the unread part ends
@@ -242,7 +242,7 @@ func (b *backReader) window() ([]byte, error) {
 
 // lines hands on the lines that end in buf, last first, and keeps the
 // start of buf: the end of a line whose start lies further back.
-func (b *backReader) lines(buf []byte) error {
+func (b *backReader) lines(buf []byte, fn func(line []byte, tooLong bool) error) error {
 	data := buf
 	for {
 		i := bytes.LastIndexByte(data, '\n')
@@ -250,7 +250,7 @@ func (b *backReader) lines(buf []byte) error {
 			break
 		}
 		if b.pos+int64(i)+1 < b.size { // not the newline that ends the file
-			if err := b.emit(data[i+1:]); err != nil {
+			if err := b.emit(data[i+1:], fn); err != nil {
 				return err
 			}
 		}
@@ -271,10 +271,10 @@ func (b *backReader) lines(buf []byte) error {
 }
 
 // emit hands on the line that starts with head and ends with the parts.
-func (b *backReader) emit(head []byte) error {
+func (b *backReader) emit(head []byte, fn func(line []byte, tooLong bool) error) error {
 	if b.tooLong {
 		b.tooLong = false
-		return b.fn(nil, true)
+		return fn(nil, true)
 	}
 	line := head
 	if len(b.parts) > 0 {
@@ -285,5 +285,5 @@ func (b *backReader) emit(head []byte) error {
 		}
 	}
 	b.parts, b.partLen = b.parts[:0], 0
-	return b.fn(bytes.TrimSuffix(line, []byte("\r")), false)
+	return fn(bytes.TrimSuffix(line, []byte("\r")), false)
 }

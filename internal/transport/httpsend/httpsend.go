@@ -144,17 +144,9 @@ func (h Request) Do(ctx context.Context) (transport.Reply, error) {
 	}
 	conn, err := h.dial(ctx, u)
 	if err != nil {
-		return transport.Reply{}, transport.DeadlineErr(ctx, err)
+		return transport.Reply{}, err
 	}
 	defer conn.Close()
-	if h.Socket == "" {
-		// Connected, and before a byte is sent: whoever listens on a
-		// loopback port must be this user (a remote host the user named is
-		// the user's choice, and is not checked).
-		if err := transport.CheckListener(conn); err != nil {
-			return transport.Reply{}, err
-		}
-	}
 	if dl, ok := ctx.Deadline(); ok {
 		conn.SetDeadline(dl)
 	}
@@ -173,6 +165,16 @@ func (h Request) Do(ctx context.Context) (transport.Reply, error) {
 	if h.MaxReply < 0 || status == 204 || status == 304 || h.method() == "HEAD" {
 		return reply, nil
 	}
+	reply.Body, err = h.readBody(r, length, chunked)
+	if err != nil {
+		return reply, fmt.Errorf("reading the response: %w", transport.DeadlineErr(ctx, err))
+	}
+	return reply, nil
+}
+
+// readBody reads a response's body, up to MaxReply (64 KiB by default):
+// chunked, of a Content-Length (short is an error), or to the end.
+func (h Request) readBody(r *bufio.Reader, length int64, chunked bool) ([]byte, error) {
 	limit := int64(transport.OrDefault(h.MaxReply, 64<<10))
 	var body io.Reader = r
 	switch {
@@ -181,26 +183,38 @@ func (h Request) Do(ctx context.Context) (transport.Reply, error) {
 	case length >= 0:
 		body = io.LimitReader(r, length)
 	}
-	reply.Body, err = io.ReadAll(io.LimitReader(body, limit))
-	if err == nil && length >= 0 && !chunked && int64(len(reply.Body)) < min(length, limit) {
+	b, err := io.ReadAll(io.LimitReader(body, limit))
+	if err == nil && length >= 0 && !chunked && int64(len(b)) < min(length, limit) {
 		err = io.ErrUnexpectedEOF
 	}
-	if err != nil {
-		return reply, fmt.Errorf("reading the response: %w", transport.DeadlineErr(ctx, err))
-	}
-	return reply, nil
+	return b, err
 }
 
-// dial connects to the request's socket, else to its URL's host.
+// dial connects to the request's socket, else to its URL's host, and checks
+// who answered before a byte is sent: a socket's peer, or whoever listens on
+// a loopback port, must be this user (a remote host the user named is the
+// user's choice, and is not checked).
 func (h Request) dial(ctx context.Context, u *url.URL) (net.Conn, error) {
 	if h.Socket != "" {
-		return transport.DialLocal(ctx, h.Socket, transport.DefaultConnect) // the peer's user checked
+		conn, err := transport.DialLocal(ctx, h.Socket, transport.DefaultConnect) // the peer's user checked
+		if err != nil {
+			return nil, transport.DeadlineErr(ctx, err)
+		}
+		return conn, nil
 	}
 	addr := u.Host
 	if u.Port() == "" {
 		addr = net.JoinHostPort(u.Hostname(), "80")
 	}
-	return (&net.Dialer{}).DialContext(ctx, "tcp", addr)
+	conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, transport.DeadlineErr(ctx, err)
+	}
+	if err := transport.CheckListener(conn); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return conn, nil
 }
 
 // ErrScheme refuses a URL that is not plain http: a daemon on this machine

@@ -180,7 +180,12 @@ func TestSnapshotRelease(t *testing.T) {
 		fields := strings.Fields(line)
 		listed[fields[len(fields)-1]] = true
 	}
-	for _, p := range []string{"./usr/share/doc/hookwire/README.md", "./usr/share/doc/hookwire/ARCHITECTURE.md"} {
+	docs := []string{"./usr/share/doc/hookwire/README.md", "./usr/share/doc/hookwire/ARCHITECTURE.md"}
+	pages, _ := filepath.Glob("docs/*.md") // what the README links to, beside it
+	for _, page := range pages {
+		docs = append(docs, "./usr/share/doc/hookwire/"+filepath.ToSlash(page))
+	}
+	for _, p := range docs {
 		if !listed[p] {
 			t.Errorf("the .deb lacks %s:\n%s", p, out)
 		}

@@ -7,16 +7,16 @@ import (
 	"testing"
 )
 
-// TestCarriedOpencode feeds each recorded opencode session's payloads, in
+// TestCarriedOpencode feeds each recorded opencode (and Kilo) session's payloads, in
 // order, to one Session, as pulse-claude does one event at a time with its
 // state saved between: the totals are each assistant message's tokens once
 // (the plugin repeats a turn's messages on every event), with a subagent's
 // messages only when subagents count.
 func TestCarriedOpencode(t *testing.T) {
-	root := filepath.Join("..", "..", "testdata", "agents", "opencode-1.18.33")
-	for _, dir := range []string{"", "tool-errors", "permission-refused", "subagent"} {
+	for _, dir := range []string{"opencode-1.18.33", "opencode-1.18.33/tool-errors", "opencode-1.18.33/permission-refused",
+		"opencode-1.18.33/subagent", "kilo-7.8.1"} {
 		for _, subagents := range []bool{true, false} {
-			files, _ := filepath.Glob(filepath.Join(root, dir, "[0-9]*.json"))
+			files, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "agents", dir, "[0-9]*.json"))
 			if len(files) == 0 {
 				t.Fatalf("%s: no recordings", dir)
 			}
@@ -67,7 +67,7 @@ func TestCarriedOpencode(t *testing.T) {
 			if got := s.Burn(); got != want {
 				t.Errorf("%s (subagents %v): burn %+v, want %+v", dir, subagents, got, want)
 			}
-			if s.Model != "claude-sonnet-4-5" {
+			if s.Model != "claude-sonnet-4-5" && s.Model != "scripted-model" {
 				t.Errorf("%s: model %q", dir, s.Model)
 			}
 		}

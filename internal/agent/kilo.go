@@ -6,8 +6,10 @@ import (
 )
 
 // Kilo Code CLI is an opencode fork: the same plugin API (event,
-// chat.message, tool.execute.before/after; permission.ask is never asked
-// either), the same bus events and payloads, with one more
+// chat.message, tool.execute.before/after, permission.ask, which the plugin
+// does not use: opencode never calls it), the same bus events and payloads
+// (its permission and question events taken as opencode's, not recorded
+// on Kilo), with one more
 // (session.drained), its own folders (~/.config/kilo/plugins/, a project's
 // .kilo/plugins/) and its own name. So it is opencode's dialect under
 // another name: install writes the same plugin, its command run with

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/hookwire/hookwire/internal/transcript"
 )
 
 // opencode runs no command hooks, only JS/TS plugins: install writes
@@ -75,6 +77,10 @@ var opencode = &Dialect{
 	},
 	Args:   []Alias{{"filePath", ArgFilePath}, {"oldString", ArgOldString}, {"newString", ArgNewString}},
 	Refine: refineOpencode,
+	// opencode keeps its usage in a SQLite database; the plugin hands each
+	// turn's assistant messages (their tokens and model) over with its
+	// events instead, and Pulse counts each message once.
+	Burn: &Burn{Format: transcript.Opencode},
 	Settings: &Settings{
 		User: []string{".config", "opencode", "plugins"}, Project: []string{".opencode", "plugins"},
 		HomeVar: "XDG_CONFIG_HOME", HomeRel: []string{"opencode", "plugins"},

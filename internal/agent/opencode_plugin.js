@@ -25,6 +25,11 @@
 //   session.idle: once per turn, with `answer`, the turn's last text part
 //     (opencode streams it in message.part.updated, each update the whole
 //     part so far), and `model`, the turn's (chat.message's).
+// Every payload of a session with a turn under way also has `messages`: the
+// turn's assistant messages so far (a child session's included, with its
+// sessionID), each {id, created, model, tokens} with the latest tokens
+// opencode's message.updated gave it, for the burn; the turn's last event
+// carries them all, whichever events a binary skips.
 // Every payload also has `directory` (the project) and, for a child session
 // (a subagent's), `parentID`; session.idle and session.error under
 // `opencode run` have `subcommand: "run"`. Large outputs are cut.
@@ -49,8 +54,13 @@ export const hookwire = async ({ directory }) => {
   const sessions = new Map() // sessionID -> {parentID, turn, answer}
   const session = (id) => {
     let s = sessions.get(id)
-    if (!s) sessions.set(id, (s = { parentID: undefined, turn: false, answer: undefined, model: undefined }))
+    if (!s) sessions.set(id, (s = { parentID: undefined, turn: false, answer: undefined, model: undefined, messages: new Map() }))
     return s
+  }
+  // The session at the top of id's (a subagent's parent's, or its own).
+  const top = (id) => {
+    for (let i = 0; i < 8 && sessions.get(id)?.parentID; i++) id = sessions.get(id).parentID
+    return id
   }
   let seq = 0
   // The task tools running, by call: their session and prompt. A child
@@ -135,6 +145,8 @@ export const hookwire = async ({ directory }) => {
       const payload = { type, directory, ...body }
       const parent = sessionID && sessions.get(sessionID)?.parentID
       if (parent) payload.parentID = parent
+      const messages = sessionID && sessions.get(top(sessionID))?.messages
+      if (messages?.size) payload.messages = [...messages.values()]
       const file = join(tmpdir(), `hookwire-opencode-${process.pid}-${Date.now()}-${seq++}.json`)
       const w = openSync(file, "wx", 0o600)
       try {
@@ -169,6 +181,23 @@ export const hookwire = async ({ directory }) => {
             }
             break
           }
+          case "message.updated": {
+            // An assistant message's tokens, once it has any (opencode
+            // updates a message several times; the last figures stand).
+            const m = p.info || {}
+            const t = m.tokens || {}
+            const c = t.cache || {}
+            if (m.role !== "assistant" || !(t.input || t.output || t.reasoning || c.read || c.write)) break
+            const root = top(m.sessionID)
+            session(root).messages.set(m.id, {
+              id: m.id,
+              created: m.time?.created,
+              model: m.modelID,
+              ...(root !== m.sessionID && { sessionID: m.sessionID }),
+              tokens: { input: t.input, output: t.output, reasoning: t.reasoning, cache: { read: c.read, write: c.write } },
+            })
+            break
+          }
           case "session.error": {
             const s = session(p.sessionID)
             if (!s.turn) break // one error ends a turn: no other is handed over
@@ -185,6 +214,7 @@ export const hookwire = async ({ directory }) => {
                 },
               },
             }, p.sessionID)
+            s.messages.clear()
             break
           }
           case "session.idle": {
@@ -193,6 +223,7 @@ export const hookwire = async ({ directory }) => {
             s.turn = false
             send(event.type, { ...event, answer: cut(s.answer), model: s.model, ...(run && { subcommand: "run" }) }, p.sessionID)
             s.answer = undefined
+            s.messages.clear()
             break
           }
           default:

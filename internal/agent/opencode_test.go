@@ -24,11 +24,11 @@ func opencodeCases() []parseCase {
 		return string(b)
 	}
 	const (
-		main    = "ses_dd2670565ffecXlE4TZvub55b9"
-		errs    = "ses_dd266f177ffe9Gj96p0sYKfC73"
-		refused = "ses_dd266d84dffeqNstTpgIybhwpW"
+		main    = "ses_dcd837073ffeKX7XmyjWXdY0sz"
+		errs    = "ses_dcd820cccffeIDBflu1ARx4jKS"
+		refused = "ses_dcd821cf3ffeW8zt1UVcf5JcNL"
 		broken  = "ses_dd266a398ffeRCjlp78Dam7GT9"
-		parent  = "ses_dd2659b06ffeYn2LIZeR6aMgKa"
+		parent  = "ses_dcd80b09cffeSrJmcaO19T2TPZ"
 		cwd     = "/home/user/proj"
 	)
 	ev := func(kind Kind, name, session string, f ...func(*Event)) Event {

@@ -32,6 +32,7 @@ var toolOutputs = map[string][]string{
 	"qwen-0.24.4":   {`"llmContent"`, `"response_parts"`, `Process Group PGID`},
 	"opencode-1.18.33": {`(End of file - total 1 lines)`, `Wrote file successfully.`, `Edit applied successfully.`,
 		`<task_result>`},
+	"kilo-7.8.1": {`(End of file - total 1 lines)`, `Wrote file successfully.`},
 }
 
 func TestNoToolOutput(t *testing.T) {

@@ -77,9 +77,26 @@ func SessionVars() []Var {
 // read to find each agent's settings.
 func HomeVars() []Var {
 	var out []Var
+	// Agents that share a variable (opencode and its fork Kilo Code CLI,
+	// both under XDG_CONFIG_HOME) share its line, when all else is alike.
+	titles := map[string][]string{}
 	for _, d := range agent.Installable() {
 		if s := d.Settings; s.HomeVar != "" {
-			help := fmt.Sprintf("%s's config home (default %s): install and doctor find its settings there", d.Title, DefaultHome(s))
+			titles[s.HomeVar] = append(titles[s.HomeVar], d.Title+"'s")
+		}
+	}
+	seen := map[string]bool{}
+	for _, d := range agent.Installable() {
+		if s := d.Settings; s.HomeVar != "" {
+			who, whose := d.Title+"'s", "its"
+			if t := titles[s.HomeVar]; len(t) > 1 && (d.Burn == nil || d.Burn.Locate == nil) && d.Owns == nil {
+				if seen[s.HomeVar] {
+					continue
+				}
+				seen[s.HomeVar] = true
+				who, whose = strings.Join(t[:len(t)-1], ", ")+" and "+t[len(t)-1], "their"
+			}
+			help := fmt.Sprintf("%s config home (default %s): install and doctor find %s settings there", who, DefaultHome(s), whose)
 			// Locate and Owns look under the same home (Settings.ConfigHome).
 			if d.Burn != nil && d.Burn.Locate != nil {
 				help += "; the token burn finds its transcript there when a hook does not name it"

@@ -296,6 +296,8 @@ func (c *claudeCLI) burn(inv *hook.Invocation, store *state.Store, name string, 
 	if store == nil {
 		if path, format := transcriptOf(ev, inv.Getenv); path != "" {
 			s.Scan(path, transcript.Options{Format: format, Session: ev.Session, Subagents: !c.NoSubagents, Deadline: time.Now().Add(scanBudget)})
+		} else if format.Carried() {
+			s.Carried(ev.Raw, format, !c.NoSubagents)
 		}
 		return s, ""
 	}
@@ -345,9 +347,10 @@ func (c *claudeCLI) update(inv *hook.Invocation, store *state.Store, name string
 	if ev.Kind == agent.Prompt && format.ByTime() && !ev.Time.IsZero() {
 		s.PromptTS = ev.Time.UnixMilli() // the turn's end is the first since then (flushed)
 	}
-	if path != "" && store.ReadOnly() {
+	counts := path != "" || format.Carried()
+	if counts && store.ReadOnly() {
 		pending = c.scan(inv, s, ev, path, format, wait || c.wait) // a dry run: the counted ids are kept in memory
-	} else if path != "" {
+	} else if counts {
 		set, err := transcript.OpenIDSet(filepath.Join(store.Dir(), name+".ids"), s)
 		if err != nil {
 			inv.Notef("state: %v: sending the last saved totals", err)
@@ -476,8 +479,17 @@ func (c *claudeCLI) turnEnd(inv *hook.Invocation, store *state.Store, name strin
 // totals shown while the session rests include the last turn; else it
 // reports the message as pending: the formats whose agents write behind
 // (transcript.Format.Behind). Codex, Gemini CLI and Droid have written
-// theirs when they fire their turn end.
+// theirs when they fire their turn end; a payload that carries the usage
+// (Format.Carried) holds it all.
 func (c *claudeCLI) scan(inv *hook.Invocation, s *transcript.Session, ev agent.Event, path string, format transcript.Format, wait bool) (pending bool) {
+	if path == "" {
+		// The agent's usage is in the payload (opencode's plugin hands it
+		// over with each event): it is there when the event is.
+		if err := s.Carried(ev.Raw, format, !c.NoSubagents); err != nil {
+			inv.Notef("state: %v", err)
+		}
+		return false
+	}
 	deadline := time.Now().Add(scanBudget)
 	if dl, ok := inv.Context().Deadline(); ok && dl.Before(deadline) {
 		deadline = dl

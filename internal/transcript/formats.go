@@ -39,6 +39,9 @@ const (
 	// Qwen is Qwen Code's projects/<project>/chats/<session>.jsonl: one
 	// assistant record per model call, with the call's usageMetadata.
 	Qwen
+	// Opencode is no file: opencode's assistant messages, as hookwire's
+	// plugin hands them over in its events' payloads (Carried).
+	Opencode
 )
 
 // Behind reports whether the agent may fire its turn end before the

@@ -55,7 +55,12 @@ var pi = &Dialect{
 	Tools: map[string]string{
 		"bash": Bash, "read": Read, "write": Write, "edit": Edit, "grep": Grep, "find": Glob, "ls": LS,
 	},
-	Args: []Alias{{"path", ArgFilePath}, {"oldText", ArgOldString}, {"newText", ArgNewString}},
+	// read, write and edit name their file path (ls, grep and find a
+	// directory, path too: the canonical name's).
+	ToolArgs: map[string][]Alias{
+		"read": {{"path", ArgFilePath}}, "write": {{"path", ArgFilePath}},
+		"edit": {{"path", ArgFilePath}, {"oldText", ArgOldString}, {"newText", ArgNewString}},
+	},
 	// The session file, sessionFile in every payload: each assistant
 	// message with its model call's usage (transcript.Pi).
 	Burn:   &Burn{Format: transcript.Pi},

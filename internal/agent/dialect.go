@@ -144,8 +144,14 @@ type Settings struct {
 	// Positional: the payload does not name its event, so each hook line
 	// names it.
 	Positional bool
-	// Matched are the events whose entries take a matcher.
-	Matched []string
+	// Matched are the events whose entries take a matcher, and MatchAll
+	// the matcher that matches every tool ("" is "*"; a regular
+	// expression's is ".*").
+	Matched  []string
+	MatchAll string
+	// Metadata is what an event's entry says beside its hooks, by event
+	// (Auggie's "metadata": {"includeConversationData": true}).
+	Metadata map[string]map[string]bool
 	// WithoutTimeout are events whose hooks get no timeout: the agent's own
 	// budget for them is the right one.
 	WithoutTimeout []string
@@ -264,7 +270,7 @@ type Reply struct {
 
 // registry lists every dialect, in detection order: a payload goes to the
 // first one whose Detect accepts it, else to Claude Code's.
-var registry = []*Dialect{antigravity, cursor, copilot, codex, qwen, gemini, droid, claude, opencode, kilo, aider, muse, hermes, generic}
+var registry = []*Dialect{antigravity, auggie, cursor, copilot, codex, qwen, gemini, droid, claude, opencode, kilo, pi, aider, muse, hermes, generic}
 
 // Dialects lists the dialects, in registry order.
 func Dialects() []*Dialect { return registry }

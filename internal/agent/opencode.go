@@ -149,9 +149,15 @@ func refineOpencode(ev *Event, p gjson.Result) {
 //go:embed opencode_plugin.js
 var opencodePlugin []byte
 
-// opencodePluginSource is the plugin with its config line filled in: the
-// command, and each event's timeout in milliseconds.
+// opencodePluginSource is the plugin with its config line filled in.
 func opencodePluginSource(command []string, events map[string]time.Duration) []byte {
+	return withConfig(opencodePlugin, command, events)
+}
+
+// withConfig is a plugin's source (opencode's, Pi's) with its config line,
+// after the marker, filled in: the command, and each event's timeout in
+// milliseconds.
+func withConfig(src []byte, command []string, events map[string]time.Duration) []byte {
 	ms := map[string]int64{}
 	for ev, d := range events {
 		ms[ev] = d.Milliseconds()
@@ -161,11 +167,11 @@ func opencodePluginSource(command []string, events map[string]time.Duration) []b
 		Events  map[string]int64 `json:"events"`
 	}{command, ms})
 	const marker = "/*hookwire*/ const config = "
-	i := bytes.Index(opencodePlugin, []byte(marker))
-	j := bytes.IndexByte(opencodePlugin[i:], '\n')
+	i := bytes.Index(src, []byte(marker))
+	j := bytes.IndexByte(src[i:], '\n')
 	var b bytes.Buffer
-	b.Write(opencodePlugin[:i+len(marker)])
+	b.Write(src[:i+len(marker)])
 	b.Write(cfg)
-	b.Write(opencodePlugin[i+j:])
+	b.Write(src[i+j:])
 	return b.Bytes()
 }

@@ -169,8 +169,12 @@ func TestRecordedToolsCanonical(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(f), ".json")
 		_, event, _ := strings.Cut(name, "-")
 		in := Input{Payload: mustRead(t, f)}
-		if a, _, _ := strings.Cut(dir, "-"); a == "copilot" {
+		a, _, _ := strings.Cut(dir, "-")
+		if a == "copilot" {
 			in.Agent, in.Args = a, []string{event} // as install writes its hooks
+		}
+		if a == "pi" {
+			in.Agent = a // its extension always names it (without, toolName reads as Copilot's)
 		}
 		ev := Parse(in)
 		if ev.Tool == "" || ev.Kind != ToolStart && ev.Kind != ToolEnd && ev.Kind != Permission && ev.Kind != Review {

@@ -33,6 +33,13 @@ var toolOutputs = map[string][]string{
 	"opencode-1.18.33": {`(End of file - total 1 lines)`, `Wrote file successfully.`, `Edit applied successfully.`,
 		`<task_result>`},
 	"kilo-7.8.1": {`(End of file - total 1 lines)`, `Wrote file successfully.`},
+	// Pi's extension hands over no tool output at all (a failed tool's
+	// last line, Pi's own words, is its error): the ToolOutput paths only.
+	"pi-1.6.0": {},
+	// Built from the bundle: a command's output, a saved file's report,
+	// the turn's changed files (the conversation data and the raw
+	// exchange at Stop).
+	"auggie-0.36.0-from-bundle": {`hookwire-step-one\n</stdout>`, `File saved.`, `"agentCodeResponse"`, `"changedFiles"`},
 }
 
 func TestNoToolOutput(t *testing.T) {
@@ -49,7 +56,8 @@ func TestNoToolOutput(t *testing.T) {
 			if !ok {
 				t.Fatalf("no tool output named for %s: add its markers", version)
 			}
-			name := agent.Agent(version[:strings.LastIndex(version, "-")])
+			base := strings.TrimSuffix(version, "-from-bundle") // Auggie's, not recorded
+			name := agent.Agent(base[:strings.LastIndex(base, "-")])
 			d, known := agent.For(name)
 			if !known {
 				t.Fatalf("no dialect for %s", name)

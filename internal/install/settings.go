@@ -22,8 +22,9 @@ type (
 		Timeout *int64 `json:"timeout,omitempty"`
 	}
 	group struct {
-		Matcher string    `json:"matcher,omitempty"`
-		Hooks   []handler `json:"hooks"`
+		Matcher  string          `json:"matcher,omitempty"`
+		Hooks    []handler       `json:"hooks"`
+		Metadata map[string]bool `json:"metadata,omitempty"`
 	}
 	cursorHandler struct {
 		Command string `json:"command"`
@@ -53,9 +54,12 @@ func (a *Agent) handler(e Entry) handler {
 }
 
 func (a *Agent) group(e Entry) group {
-	g := group{Hooks: []handler{a.handler(e)}}
+	g := group{Hooks: []handler{a.handler(e)}, Metadata: a.Metadata[e.Event]}
 	if e.Matched {
 		g.Matcher = "*"
+		if a.MatchAll != "" {
+			g.Matcher = a.MatchAll
+		}
 	}
 	return g
 }

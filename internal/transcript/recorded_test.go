@@ -220,6 +220,8 @@ func TestLiveRecordedTranscripts(t *testing.T) {
 				if chats, _ := filepath.Glob(filepath.Join(dir, "chats", "*.jsonl")); len(chats) == 1 {
 					file, _ = filepath.Rel(dir, chats[0])
 				}
+			case strings.HasPrefix(agentDir, "pi-"):
+				f, file = transcript.Pi, "session.jsonl"
 			case droid:
 				// The model as Droid names it (the custom model's display
 				// name), chosen whether or not a call succeeded.

@@ -1,10 +1,13 @@
 package agent
 
 import (
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/hookwire/hookwire/internal/transcript"
 )
 
 // cline is Cline CLI (npm cline, its engine @cline/core): command hooks are
@@ -71,12 +74,33 @@ var cline = &Dialect{
 		// run_commands takes a list: the first command names the call.
 		"run_commands": {{"commands.0", ArgCommand}},
 	},
-	Settings: &Settings{
-		User: []string{".cline", "hooks"}, Project: []string{".clinerules", "hooks"},
-		HomeVar: "CLINE_DIR", HomeRel: []string{"hooks"},
-		Shape: EventFiles, Unit: time.Second, Positional: true,
-	},
-	Reply: clineReply,
+	// No payload names a file: the session's record is found from its id
+	// (transcript.Cline), where Cline keeps it: $CLINE_SESSION_DATA_DIR,
+	// else $CLINE_DATA_DIR/sessions, else <config home>/data/sessions.
+	Burn: &Burn{Format: transcript.Cline, Locate: func(ev Event, getenv func(string) string) string {
+		if !SafeID(ev.Session) {
+			return ""
+		}
+		dir := getenv("CLINE_SESSION_DATA_DIR")
+		if d := getenv("CLINE_DATA_DIR"); dir == "" && d != "" {
+			dir = filepath.Join(d, "sessions")
+		}
+		if home := clineSettings.ConfigHome(getenv, getenv("HOME")); dir == "" && home != "" {
+			dir = filepath.Join(home, "data", "sessions")
+		}
+		if dir == "" {
+			return ""
+		}
+		return filepath.Join(dir, ev.Session, ev.Session+".json")
+	}},
+	Settings: clineSettings,
+	Reply:    clineReply,
+}
+
+var clineSettings = &Settings{
+	User: []string{".cline", "hooks"}, Project: []string{".clinerules", "hooks"},
+	HomeVar: "CLINE_DIR", HomeRel: []string{"hooks"},
+	Shape: EventFiles, Unit: time.Second, Positional: true,
 }
 
 func refineCline(ev *Event, p gjson.Result) {

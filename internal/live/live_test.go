@@ -467,6 +467,15 @@ func cmdNormalize(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		return ses[id]
 	})
+	// Cline CLI's ids: a session's (<ms>_<random>), a task's (conv_…) and
+	// an agent's (agent_…), numbered alike.
+	cl := map[string]string{}
+	s = clineRE.ReplaceAllStringFunc(s, func(id string) string {
+		if cl[id] == "" {
+			cl[id] = fmt.Sprintf("<cline%d>", len(cl)+1)
+		}
+		return cl[id]
+	})
 	for _, r := range normalizers {
 		s = r.re.ReplaceAllString(s, r.with)
 	}
@@ -481,8 +490,9 @@ func cmdNormalize(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 var (
-	uuidRE = regexp.MustCompile(`(?i)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
-	sesRE  = regexp.MustCompile(`\bses_[0-9a-f]{12}[0-9A-Za-z]{14}\b`)
+	uuidRE  = regexp.MustCompile(`(?i)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	sesRE   = regexp.MustCompile(`\bses_[0-9a-f]{12}[0-9A-Za-z]{14}\b`)
+	clineRE = regexp.MustCompile(`\b(?:conv_|agent_)?[0-9]{13}_[0-9a-z]{4,8}\b`)
 )
 
 var normalizers = []struct {

@@ -500,8 +500,8 @@ var normalizers = []struct {
 	with string
 }{
 	{regexp.MustCompile(`"(ts|answered_at|coucou_event_time_us)":[0-9.]+`), `"$1":<t>`},
-	{regexp.MustCompile(`"(duration_seconds|duration_ms|ppid|pid|timestamp|elapsed_time|session_duration_ms)":[0-9.]+`), `"$1":<n>`},
-	{regexp.MustCompile(`"(timestamp|started_at)":"[0-9T:.Z-]+"`), `"$1":"<time>"`},
+	{regexp.MustCompile(`"(duration_seconds|duration_ms|ppid|pid|timestamp|elapsed_time|session_duration_ms|durationMs|executionTimeMs)":[0-9.]+`), `"$1":<n>`},
+	{regexp.MustCompile(`"(timestamp|started_at|startedAt|endedAt)":"[0-9T:.Z-]+"`), `"$1":"<time>"`},
 	{regexp.MustCompile(`session-[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}-[0-9]{2}-`), `session-<date>-`},
 	{regexp.MustCompile(`/[0-9]{4}/[0-9]{2}/[0-9]{2}/rollout-[0-9T-]+-`), `/<date>/rollout-<date>-`},
 	// The scripted API numbers its ids across conversations.

@@ -33,7 +33,7 @@ var cline = &Dialect{
 		{"TaskResume", SessionStart, false},
 		// Before the first model call; in a one-shot run its prompt is
 		// Cline's own "[SYSTEM] This run is not complete…" reminder, not the
-		// user's words (refineCline).
+		// user's words: nothing (refineCline).
 		{"UserPromptSubmit", Prompt, false},
 		{"PreToolUse", ToolStart, false},
 		{"PostToolUse", ToolEnd, false},
@@ -111,9 +111,13 @@ func refineCline(ev *Event, p gjson.Result) {
 	}
 	switch ev.Name {
 	case "UserPromptSubmit":
-		// Cline's reminder to end with submit_and_exit is no person's words.
+		// Cline's reminder to end with submit_and_exit (a one-shot run's
+		// only UserPromptSubmit) is no person's words, and no turn of
+		// theirs: nothing. It is not waited for, nor is TaskStart, 150 ms
+		// before it, and it reached surfaces first one run in two, the
+		// session's start then putting them back to idle mid-turn.
 		if strings.HasPrefix(ev.Prompt, "[SYSTEM]") {
-			ev.Prompt = ""
+			ev.Prompt, ev.Kind = "", Unknown
 		}
 	case "PostToolUse":
 		if p.Get("postToolUse.success").Type == gjson.False {

@@ -32,9 +32,9 @@ func init() {
 	parseCases = append(parseCases,
 		c("TaskStart", "agent_start", `,"taskStart":{"taskMetadata":{}}`, func(e *Event) { e.Kind = SessionStart }),
 		c("TaskResume", "agent_resume", `,"taskResume":{"taskMetadata":{}}`, func(e *Event) { e.Kind = SessionStart }),
-		// Cline's own reminder is no person's prompt.
+		// Cline's own reminder is no person's prompt, nor a turn.
 		c("UserPromptSubmit", "prompt_submit", `,"userPromptSubmit":{"prompt":"[SYSTEM] This run is not complete until you call one of these terminal completion tools: submit_and_exit.","attachments":[]}`,
-			func(e *Event) { e.Kind = Prompt }),
+			func(e *Event) {}),
 		c("UserPromptSubmit", "prompt_submit", `,"userPromptSubmit":{"prompt":"Fix the test","attachments":[]}`,
 			func(e *Event) { e.Kind, e.Prompt = Prompt, "Fix the test" }),
 		c("PreToolUse", "tool_call", `,"tool_call":{"id":"call_1","name":"search_codebase","input":{"queries":["TODO"]}},"preToolUse":{"toolName":"search_codebase","parameters":{"queries":"[\"TODO\"]"}}`,
@@ -63,7 +63,7 @@ func TestClineRecorded(t *testing.T) {
 	if len(files) != 11 {
 		t.Fatalf("%d recorded payloads: the recordings are missing", len(files))
 	}
-	kinds := map[string]Kind{"TaskStart": SessionStart, "UserPromptSubmit": Prompt, "PreToolUse": ToolStart,
+	kinds := map[string]Kind{"TaskStart": SessionStart, "UserPromptSubmit": Unknown, "PreToolUse": ToolStart,
 		"PostToolUse": ToolEnd, "TaskComplete": TurnEnd}
 	var tools []string
 	for _, f := range files {
@@ -80,7 +80,7 @@ func TestClineRecorded(t *testing.T) {
 			t.Errorf("%s: session %q cwd %q subagent %q", f, ev.Session, ev.Cwd, ev.Subagent)
 		}
 		switch ev.Kind {
-		case Prompt:
+		case Unknown:
 			if ev.Prompt != "" {
 				t.Errorf("%s: prompt %q: Cline's reminder taken for the user's", f, ev.Prompt)
 			}

@@ -32,6 +32,8 @@ var toolOutputs = map[string][]string{
 	"qwen-0.24.4":   {`"llmContent"`, `"response_parts"`, `Process Group PGID`},
 	"opencode-1.18.33": {`(End of file - total 1 lines)`, `Wrote file successfully.`, `Edit applied successfully.`,
 		`<task_result>`},
+	// tool_result.output, and postToolUse.result: the same as a string.
+	"cline-3.0.65": {`"hookwire step 1\n"`, `File created successfully at:`, `1 | hookwire notes`},
 }
 
 func TestNoToolOutput(t *testing.T) {

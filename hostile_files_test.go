@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hookwire/hookwire/internal/agent"
 	"github.com/hookwire/hookwire/internal/hook"
 	"github.com/hookwire/hookwire/internal/install"
 	"github.com/hookwire/hookwire/internal/testkit"
@@ -89,6 +90,15 @@ func TestHostileRepository(t *testing.T) {
 	for _, name := range install.AgentNames() {
 		a := install.Agents[name]
 		if len(a.Project) == 0 {
+			continue
+		}
+		if a.Shape == agent.EventFiles {
+			// Cline's hooks are hookwire's own scripts in a folder, not a
+			// settings file with a backup: a planted link is refused before
+			// anything is written (internal/install's
+			// TestEventFilesModeAndLinks), a user's own file is refused
+			// (testdata/script/install_cline.txtar), a folder that links
+			// out of the project as every project's (inProject).
 			continue
 		}
 		run := func(t *testing.T, repo, home string) ([]byte, error) {

@@ -129,8 +129,8 @@ type Paths struct {
 
 // Settings is where and how an agent keeps its hooks: install's data.
 type Settings struct {
-	// User and Project are the settings file (for Shapes File and PluginFile:
-	// the directory), from the home directory and from the project's root.
+	// User and Project are the settings file (for Shapes File, PluginFile
+	// and EventFiles: the directory), from the home directory and from the project's root.
 	User, Project []string
 	// HomeVar names the variable that moves the user settings (the agent's
 	// config home), and HomeRel is their path under it (ConfigHome).
@@ -241,6 +241,10 @@ const (
 	// PluginFile: a plugin of our own (Settings.Plugin), one per binary;
 	// the agent loads every plugin in the directory.
 	PluginFile
+	// EventFiles: an executable per event, named after it, in the agent's
+	// hooks directory (Cline's): a script of hookwire's, one line per
+	// binary, each handed the event's name (Positional).
+	EventFiles
 )
 
 // Decision is a person's answer to an approval.
@@ -270,7 +274,7 @@ type Reply struct {
 
 // registry lists every dialect, in detection order: a payload goes to the
 // first one whose Detect accepts it, else to Claude Code's.
-var registry = []*Dialect{antigravity, auggie, cursor, copilot, codex, qwen, gemini, droid, claude, opencode, kilo, pi, aider, muse, hermes, generic}
+var registry = []*Dialect{antigravity, auggie, cursor, copilot, codex, qwen, gemini, droid, claude, opencode, kilo, pi, cline, aider, muse, hermes, generic}
 
 // Dialects lists the dialects, in registry order.
 func Dialects() []*Dialect { return registry }

@@ -40,6 +40,8 @@ var toolOutputs = map[string][]string{
 	// the turn's changed files (the conversation data and the raw
 	// exchange at Stop).
 	"auggie-0.36.0-from-bundle": {`hookwire-step-one\n</stdout>`, `File saved.`, `"agentCodeResponse"`, `"changedFiles"`},
+	// tool_result.output, and postToolUse.result: the same as a string.
+	"cline-3.0.65": {`"hookwire step 1\n"`, `File created successfully at:`, `1 | hookwire notes`},
 }
 
 func TestNoToolOutput(t *testing.T) {

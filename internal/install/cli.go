@@ -11,6 +11,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/diff"
 
+	"github.com/hookwire/hookwire/internal/agent"
 	"github.com/hookwire/hookwire/internal/hook"
 	"github.com/hookwire/hookwire/internal/safefile"
 )
@@ -49,7 +50,11 @@ func (w where) resolve(spec Spec, getenv func(string) string) (*Agent, string, e
 		return a, path, err
 	}
 	if w.Scope == "project" {
-		return a, path, inProject(cwd, filepath.Dir(path))
+		dir := filepath.Dir(path)
+		if a.Shape == agent.EventFiles {
+			dir = path // the hooks folder itself
+		}
+		return a, path, inProject(cwd, dir)
 	}
 	return a, ownLink(path), nil
 }
@@ -129,6 +134,9 @@ func (c *installCmd) Run(con *hook.Console) error {
 			return err
 		}
 	}
+	if a.Shape == agent.EventFiles {
+		return c.spec.eventFiles(con, a, settings, c.spec.eventCommands(a, bin), c.DryRun)
+	}
 	old, err := readSettings(settings)
 	if err != nil {
 		return err
@@ -167,6 +175,9 @@ func (c *uninstallCmd) Run(con *hook.Console) error {
 	a, settings, err := c.resolve(c.spec, con.Getenv)
 	if err != nil {
 		return err
+	}
+	if a.Shape == agent.EventFiles {
+		return c.spec.eventFiles(con, a, settings, nil, c.DryRun)
 	}
 	old, err := readSettings(settings)
 	if err != nil {
@@ -214,6 +225,10 @@ func (c *snippetCmd) Run(con *hook.Console) error {
 		if bin, err = self(); err != nil {
 			return err
 		}
+	}
+	if a.Shape == agent.EventFiles {
+		_, err := con.Out.Write(c.spec.eventSnippet(a, bin))
+		return err
 	}
 	out, err := c.spec.Install(a, nil, bin)
 	if err != nil {

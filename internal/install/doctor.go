@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hookwire/hookwire/internal/agent"
 	"github.com/hookwire/hookwire/internal/hook"
 	"github.com/hookwire/hookwire/internal/safefile"
 	"github.com/hookwire/hookwire/internal/state"
@@ -131,6 +132,10 @@ func (c *doctorCmd) settings(getenv func(string) string, bin string) []Finding {
 			continue
 		}
 		path = ownLink(path)
+		if a.Shape == agent.EventFiles {
+			out = append(out, c.spec.eventFilesFinding(a, path, bin, install))
+			continue
+		}
 		data, err := safefile.ReadFile(path)
 		switch {
 		case errors.Is(err, os.ErrNotExist):

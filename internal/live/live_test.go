@@ -470,6 +470,15 @@ func cmdNormalize(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		return ses[id]
 	})
+	// Cline CLI's ids: a session's (<ms>_<random>), a task's (conv_…) and
+	// an agent's (agent_…), numbered alike.
+	cl := map[string]string{}
+	s = clineRE.ReplaceAllStringFunc(s, func(id string) string {
+		if cl[id] == "" {
+			cl[id] = fmt.Sprintf("<cline%d>", len(cl)+1)
+		}
+		return cl[id]
+	})
 	for _, r := range normalizers {
 		s = r.re.ReplaceAllString(s, r.with)
 	}
@@ -484,8 +493,9 @@ func cmdNormalize(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 var (
-	uuidRE = regexp.MustCompile(`(?i)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
-	sesRE  = regexp.MustCompile(`\bses_[0-9a-f]{12}[0-9A-Za-z]{14}\b`)
+	uuidRE  = regexp.MustCompile(`(?i)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	sesRE   = regexp.MustCompile(`\bses_[0-9a-f]{12}[0-9A-Za-z]{14}\b`)
+	clineRE = regexp.MustCompile(`\b(?:conv_|agent_)?[0-9]{13}_[0-9a-z]{4,8}\b`)
 )
 
 var normalizers = []struct {
@@ -493,8 +503,8 @@ var normalizers = []struct {
 	with string
 }{
 	{regexp.MustCompile(`"(ts|answered_at|coucou_event_time_us)":[0-9.]+`), `"$1":<t>`},
-	{regexp.MustCompile(`"(duration_seconds|duration_ms|ppid|pid|timestamp|elapsed_time|session_duration_ms)":[0-9.]+`), `"$1":<n>`},
-	{regexp.MustCompile(`"(timestamp|started_at)":"[0-9T:.Z-]+"`), `"$1":"<time>"`},
+	{regexp.MustCompile(`"(duration_seconds|duration_ms|ppid|pid|timestamp|elapsed_time|session_duration_ms|durationMs|executionTimeMs)":[0-9.]+`), `"$1":<n>`},
+	{regexp.MustCompile(`"(timestamp|started_at|startedAt|endedAt)":"[0-9T:.Z-]+"`), `"$1":"<time>"`},
 	{regexp.MustCompile(`session-[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}-[0-9]{2}-`), `session-<date>-`},
 	{regexp.MustCompile(`/[0-9]{4}/[0-9]{2}/[0-9]{2}/rollout-[0-9T-]+-`), `/<date>/rollout-<date>-`},
 	// Pi's session file: <ts>_<session id>.jsonl.

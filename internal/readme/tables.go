@@ -96,11 +96,15 @@ func settingsTable() string {
 			home = fmt.Sprintf("`$%s` (default `%s`)", s.HomeVar, hook.DefaultHome(s))
 		}
 		shape := s.Shape.String()
-		if !s.Strict && s.Shape != agent.PluginFile { // a plugin is no JSON
+		if !s.Strict && s.Shape != agent.PluginFile && s.Shape != agent.EventFiles { // a plugin, a script: no JSON
 			shape += "; comments allowed (and kept)"
 		}
+		timeouts := unit(s.Unit) + limits(s)
+		if s.Shape == agent.EventFiles {
+			timeouts = "none: a file has no place for one (the agent's own budget)"
+		}
 		t.add(d.Title, code(filepath.ToSlash(user))+"; "+code(strings.TrimPrefix(filepath.ToSlash(project), "./")),
-			home, shape, unit(s.Unit)+limits(s), strings.Join(notes(s), "; "))
+			home, shape, timeouts, strings.Join(notes(s), "; "))
 	}
 	return t.String()
 }

@@ -45,19 +45,22 @@ const (
 	// Pi is Pi's sessions/--<path>--/<ts>_<session>.jsonl: one message
 	// record per assistant message, with the model call's usage.
 	Pi
+	// Cline is Cline CLI's sessions/<id>/<id>.json, the session's record,
+	// whose totals are written when its run ends (see cline.go).
+	Cline
 )
 
 // Behind reports whether the agent may fire its turn end before the
 // turn's last model call is in its transcript (Claude Code flushes after
 // Stop; Copilot CLI's -p mode writes its file after agentStop; Qwen Code
 // writes its chat asynchronously): a turn end waits for it.
-func (f Format) Behind() bool { return f == Claude || f == Copilot || f == Qwen }
+func (f Format) Behind() bool { return f == Claude || f == Copilot || f == Qwen || f == Cline }
 
 // ByTime reports whether a turn's end in the transcript is found by time,
 // as the first message that ended a turn since the prompt's hook
 // (Session.EndedSince): the agent's turn end names nothing of its turn.
 // Claude Code's names its prompt (Session.Finished).
-func (f Format) ByTime() bool { return f == Copilot || f == Qwen }
+func (f Format) ByTime() bool { return f == Copilot || f == Qwen || f == Cline }
 
 // LateFile reports whether the transcript itself may not exist yet at the
 // turn end (Copilot CLI's -p mode writes its events file after agentStop).

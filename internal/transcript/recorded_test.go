@@ -226,6 +226,19 @@ func TestLiveRecordedTranscripts(t *testing.T) {
 				// The model as Droid names it (the custom model's display
 				// name), chosen whether or not a call succeeded.
 				f, file, model = transcript.Droid, "session.jsonl", "scripted"
+			case strings.HasPrefix(agentDir, "cline-"):
+				// The session's record, sessions/<id>/<id>.json.
+				all, _ := filepath.Glob(filepath.Join(dir, "sessions", "*", "*.json"))
+				var recs []string
+				for _, r := range all {
+					if !strings.HasSuffix(r, ".messages.json") {
+						recs = append(recs, r)
+					}
+				}
+				if len(recs) != 1 {
+					t.Fatalf("%d session records", len(recs))
+				}
+				f, file = transcript.Cline, strings.TrimPrefix(recs[0], dir+string(filepath.Separator))
 			default:
 				t.Fatalf("no format for %s", agentDir)
 			}

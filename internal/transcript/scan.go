@@ -59,6 +59,9 @@ func (s *Session) Scan(transcript string, opt Options) (Result, error) {
 	if opt.Format == Droid {
 		return s.scanDroid(transcript, opt)
 	}
+	if opt.Format == Cline {
+		return s.scanCline(transcript)
+	}
 	res := Result{Done: true}
 	buf := make([]byte, chunk)
 	s.index()

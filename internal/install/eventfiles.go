@@ -1,0 +1,194 @@
+package install
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/rogpeppe/go-internal/diff"
+
+	"github.com/hookwire/hookwire/internal/hook"
+	"github.com/hookwire/hookwire/internal/safefile"
+)
+
+// Shape EventFiles (Cline CLI): the agent runs every executable in its hooks
+// directory named after an event, one file per name (an extension aside).
+// So the file is hookwire's, shared by the binaries: a #!/bin/sh script that
+// reads the payload once and hands it to each binary's line, with the
+// event's name as an argument (the payload does not say which event it is).
+// Install adds or updates this binary's line, uninstall takes it out, and the
+// file goes with the last line. A file of that name that is not hookwire's
+// is the user's own hook: install refuses to touch it rather than chain it,
+// since a chained hook would no longer get stdin whole nor answer alone on
+// stdout (a PreToolUse hook's answer is the whole of its stdout), and Cline
+// runs the project's hooks folder beside the user's, so --scope project is
+// a way around.
+
+// eventHeader begins every event file of hookwire's; its second line is how
+// install knows the file is its own.
+const eventHeader = "#!/bin/sh\n" +
+	"# hookwire: %s runs this file for its %s hook. Each line after `in=$(cat)` hands\n" +
+	"# the event to one hookwire binary; its install and uninstall edit them.\n" +
+	"in=$(cat)\n"
+
+// eventLine is how a binary's line begins: the payload on its stdin.
+const eventLine = `printf '%s\n' "$in" | `
+
+// eventFile is the file for event with this binary's line in place of any it
+// had (want "" removes it), keeping the other binaries' lines in order; nil
+// when no line is left. old is the file as it is (nil: none).
+func (s Spec) eventFile(a *Agent, event string, old []byte, want string) ([]byte, error) {
+	header := fmt.Sprintf(eventHeader, a.Title(), event)
+	var lines []string
+	placed := want == ""
+	if old != nil {
+		body, ok := bytes.CutPrefix(old, []byte(header))
+		if !ok {
+			return nil, errNotOurs
+		}
+		for _, l := range strings.Split(strings.TrimRight(string(body), "\n"), "\n") {
+			cmd, ok := strings.CutPrefix(l, eventLine)
+			switch {
+			case l == "":
+			case ok && s.owns(cmd):
+				if !placed { // ours, updated where it was: a second install changes nothing
+					lines, placed = append(lines, eventLine+want), true
+				}
+			default:
+				lines = append(lines, l)
+			}
+		}
+	}
+	if !placed {
+		lines = append(lines, eventLine+want)
+	}
+	if len(lines) == 0 {
+		return nil, nil
+	}
+	return []byte(header + strings.Join(lines, "\n") + "\n"), nil
+}
+
+var errNotOurs = errors.New("not hookwire's")
+
+// eventFiles applies install (want the lines) or uninstall (want nil) to
+// each event's file in dir: every file is checked before any is written.
+func (s Spec) eventFiles(con *hook.Console, a *Agent, dir string, want map[string]string, dryRun bool) error {
+	type change struct {
+		path     string
+		old, new []byte
+	}
+	var changes []change
+	for _, ev := range s.Events(a) {
+		path := filepath.Join(dir, ev)
+		old, err := readSettings(path)
+		if err != nil {
+			return err
+		}
+		updated, err := s.eventFile(a, ev, old, want[ev])
+		if errors.Is(err, errNotOurs) {
+			if want == nil {
+				continue // the user's own hook, which uninstall leaves alone
+			}
+			return fmt.Errorf("%s is a hook of your own (%s runs one file per event in a folder), which install does not replace or chain: "+
+				"install with --scope project (%s runs both folders' hooks), or add to your hook a line that runs: %s; nothing was changed",
+				path, a.Title(), a.Title(), want[ev])
+		}
+		if err != nil {
+			return err
+		}
+		if !bytes.Equal(old, updated) {
+			changes = append(changes, change{path, old, updated})
+		}
+	}
+	if len(changes) == 0 {
+		fmt.Fprintf(con.Out, "%s: already up to date\n", dir)
+		return nil
+	}
+	for _, c := range changes {
+		switch {
+		case dryRun:
+			con.Out.Write(diff.Diff(c.path, c.old, c.path+" (after)", c.new))
+		case c.new == nil:
+			if err := os.Remove(c.path); err != nil {
+				return err
+			}
+		default:
+			if err := os.MkdirAll(dir, 0o700); err != nil {
+				return err
+			}
+			// An executable of the user's, written by rename as the
+			// settings are: never through a link someone planted.
+			if err := safefile.WriteFile(c.path, c.new, 0o755); err != nil {
+				return unsafe(err)
+			}
+			if err := os.Chmod(c.path, 0o755); err != nil { // whatever the umask
+				return err
+			}
+		}
+	}
+	if !dryRun {
+		verb := "written"
+		if want == nil {
+			verb = "removed " + s.Binary + "'s line"
+		}
+		fmt.Fprintf(con.Out, "%s: %d %s hook files %s\n", dir, len(changes), a.Name, verb)
+	}
+	return nil
+}
+
+// eventCommands are this binary's command per event, running bin.
+func (s Spec) eventCommands(a *Agent, bin string) map[string]string {
+	out := map[string]string{}
+	for _, e := range s.Entries(a, bin) {
+		out[e.Event] = e.Command + ` "$@"`
+	}
+	return out
+}
+
+// eventSnippet is each event's file as install writes it with no other
+// binary's line, under its name.
+func (s Spec) eventSnippet(a *Agent, bin string) []byte {
+	var b bytes.Buffer
+	cmds := s.eventCommands(a, bin)
+	for _, ev := range s.Events(a) {
+		f, _ := s.eventFile(a, ev, nil, cmds[ev])
+		fmt.Fprintf(&b, "==> %s (mode 0755) <==\n%s\n", ev, f)
+	}
+	return b.Bytes()
+}
+
+// eventFilesInstalled reports whether every event's file in dir has this
+// binary's line as install writes it (all), or any line of it (some).
+func (s Spec) eventFilesInstalled(a *Agent, dir, bin string) (all, some bool) {
+	all = true
+	cmds := s.eventCommands(a, bin)
+	for _, ev := range s.Events(a) {
+		old, err := safefile.ReadFile(filepath.Join(dir, ev))
+		if err != nil {
+			all = false
+			continue
+		}
+		want, err := s.eventFile(a, ev, old, cmds[ev])
+		if err != nil || !bytes.Equal(want, old) {
+			all = false
+		}
+		if without, err := s.eventFile(a, ev, old, ""); err == nil && !bytes.Equal(without, old) {
+			some = true
+		}
+	}
+	return all, some
+}
+
+// eventFilesFinding is doctor's word on the event files in dir.
+func (s Spec) eventFilesFinding(a *Agent, dir, bin, install string) Finding {
+	switch all, some := s.eventFilesInstalled(a, dir, bin); {
+	case all:
+		return Finding{Status: OK, What: fmt.Sprintf("%s: hooks installed in %s", a.Name, dir)}
+	case some:
+		return Finding{Status: Warn, What: fmt.Sprintf("%s: hooks in %s are not this binary's or not all there", a.Name, dir), Fix: install}
+	}
+	return Finding{Status: Info, What: fmt.Sprintf("%s: no hooks in %s", a.Name, dir), Fix: install + ", if you use it"}
+}

@@ -207,15 +207,16 @@ var (
 	apis   = map[*testscript.TestScript]map[string]*modelapi.Server{}
 )
 
-// cmdModelAPI: modelapi NAME WIRE SCRIPT [subagent=SCRIPT] [fail=STATUS[xN]]
+// cmdModelAPI: modelapi NAME WIRE SCRIPT [subagent=SCRIPT] [fail=STATUS[xN]] [latency=DURATION]
 // Starts the scripted model API on loopback and exports NAME_URL.
 // SCRIPT is a JSON file ($WORK is expanded in it, for absolute paths).
 // With fail, every request gets that HTTP status (an API error); with
 // fail=STATUSxN only the first N do, and the script serves the rest (an
-// agent's retry that goes on).
+// agent's retry that goes on). With latency, each request is answered
+// after that delay (a real API's).
 func cmdModelAPI(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 3 {
-		ts.Fatalf("usage: modelapi NAME WIRE SCRIPT [subagent=SCRIPT] [fail=STATUS[xN]]")
+		ts.Fatalf("usage: modelapi NAME WIRE SCRIPT [subagent=SCRIPT] [fail=STATUS[xN]] [latency=DURATION]")
 	}
 	load := func(file string) modelapi.Script {
 		b := strings.ReplaceAll(ts.ReadFile(file), "$WORK", ts.Getenv("WORK"))
@@ -232,6 +233,12 @@ func cmdModelAPI(ts *testscript.TestScript, neg bool, args []string) {
 			s.Subagent, s.IsSubagent = &sub, modelapi.ClaudeSubagent
 			if args[1] == "chat" {
 				s.IsSubagent = modelapi.QwenSubagent
+			}
+		}
+		if d, ok := strings.CutPrefix(a, "latency="); ok {
+			var err error
+			if s.Latency, err = time.ParseDuration(d); err != nil {
+				ts.Fatalf("modelapi: latency=%s: %v", d, err)
 			}
 		}
 		if f, ok := strings.CutPrefix(a, "fail="); ok {

@@ -235,6 +235,9 @@ const (
 	// PluginFile: a plugin of our own (Settings.Plugin), one per binary;
 	// the agent loads every plugin in the directory.
 	PluginFile
+	// Tables: TOML, one [[hooks]] table per hook, {event, matcher, command,
+	// timeout}, ours at the end of the file (Kimi Code's config.toml).
+	Tables
 )
 
 // Decision is a person's answer to an approval.
@@ -264,7 +267,7 @@ type Reply struct {
 
 // registry lists every dialect, in detection order: a payload goes to the
 // first one whose Detect accepts it, else to Claude Code's.
-var registry = []*Dialect{antigravity, cursor, copilot, codex, qwen, gemini, droid, claude, opencode, aider, muse, hermes, generic}
+var registry = []*Dialect{antigravity, cursor, copilot, codex, qwen, gemini, droid, kimi, claude, opencode, aider, muse, hermes, generic}
 
 // Dialects lists the dialects, in registry order.
 func Dialects() []*Dialect { return registry }

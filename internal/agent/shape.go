@@ -18,6 +18,8 @@ func (s Shape) String() string {
 		return "a file of our own: `{\"version\": 1, \"hooks\": {<event>: [{type, bash, timeoutSec}]}}`"
 	case PluginFile:
 		return "a plugin of our own (the agent runs no command hooks): it hands each event to the binary as JSON on stdin, one at a time, never waited for, each killed after its timeout"
+	case Tables:
+		return "TOML: one `[[hooks]]` table per hook, `{event, command, timeout}`, appended at the end of the file"
 	}
 	return fmt.Sprintf("shape %d", int(s))
 }

@@ -39,6 +39,10 @@ const (
 	// Qwen is Qwen Code's projects/<project>/chats/<session>.jsonl: one
 	// assistant record per model call, with the call's usageMetadata.
 	Qwen
+	// Kimi is Kimi Code's sessions/wd_…/<session>/agents/main/wire.jsonl:
+	// one usage.record per model call; the model in llm.request (see
+	// kimi.go).
+	Kimi
 )
 
 // Behind reports whether the agent may fire its turn end before the
@@ -84,6 +88,9 @@ func (s *Session) linesOf(region []byte, main bool, f Format) error {
 	case Qwen:
 		// A user record opens a turn; the assistant records carry the usage.
 		keys, parse = [][]byte{qwenUsageKey, qwenUserKey}, parseQwen
+	case Kimi:
+		// The model comes from llm.request lines, which carry no usage.
+		keys, parse = [][]byte{kimiUsageKey, kimiModelKey}, parseKimi
 	default:
 		return nil
 	}
@@ -102,6 +109,10 @@ func (s *Session) linesOf(region []byte, main bool, f Format) error {
 				s.copilotTurn(line)
 			case Qwen:
 				s.qwenTurn(line)
+			case Kimi:
+				if m := kimiModel(line); main && m != "" && m != s.Model {
+					s.Model = strings.Clone(m) // m aliases the scan buffer
+				}
 			}
 		}
 		if !has(0) {

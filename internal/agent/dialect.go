@@ -267,7 +267,7 @@ type Reply struct {
 
 // registry lists every dialect, in detection order: a payload goes to the
 // first one whose Detect accepts it, else to Claude Code's.
-var registry = []*Dialect{antigravity, cursor, copilot, codex, qwen, gemini, droid, kimi, claude, opencode, aider, muse, hermes, generic}
+var registry = []*Dialect{antigravity, cursor, copilot, kimi, codex, qwen, gemini, droid, claude, opencode, aider, muse, hermes, generic}
 
 // Dialects lists the dialects, in registry order.
 func Dialects() []*Dialect { return registry }

@@ -220,6 +220,10 @@ func TestLiveRecordedTranscripts(t *testing.T) {
 				if chats, _ := filepath.Glob(filepath.Join(dir, "chats", "*.jsonl")); len(chats) == 1 {
 					file, _ = filepath.Rel(dir, chats[0])
 				}
+			case strings.HasPrefix(agentDir, "kimi-"):
+				// The model llm.request names (the usage records name the
+				// config's alias).
+				f, file = transcript.Kimi, "wire.jsonl"
 			case droid:
 				// The model as Droid names it (the custom model's display
 				// name), chosen whether or not a call succeeded.

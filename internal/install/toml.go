@@ -213,43 +213,67 @@ func tomlHookKeys(t tomlTable) bool {
 	return true
 }
 
-// tomlHeader is a table header line without its comment and spaces
-// ("[[hooks]]", "[a.b]"); ok is false for a line that is not one.
+// tomlHeader is a table header line as "[[a.b]]" or "[a.b]", its keys
+// unquoted and without spaces or comment; ok is false for a line that is
+// not one (an array value's next line).
 func tomlHeader(t string) (string, bool) {
-	if i := strings.IndexByte(t, '#'); i >= 0 {
-		t = strings.TrimSpace(t[:i])
-	}
 	double := strings.HasPrefix(t, "[[")
-	if double && !strings.HasSuffix(t, "]]") || !strings.HasSuffix(t, "]") {
-		return "", false
-	}
-	inner := strings.Trim(t, "[]")
-	if inner == "" || strings.ContainsAny(inner, "[]=\"'{}") {
-		return "", false
-	}
-	var parts []string
-	for _, p := range strings.Split(inner, ".") {
-		parts = append(parts, strings.TrimSpace(p))
-	}
-	name := strings.Join(parts, ".")
+	open, end := "[", "]"
 	if double {
-		return "[[" + name + "]]", true
+		open, end = "[[", "]]"
 	}
-	return "[" + name + "]", true
+	keys, rest, ok := tomlKeyPath(t[len(open):])
+	rest, found := strings.CutPrefix(strings.TrimLeft(rest, " \t"), end)
+	rest = strings.TrimLeft(rest, " \t")
+	if !ok || !found || rest != "" && !strings.HasPrefix(rest, "#") {
+		return "", false
+	}
+	return open + strings.Join(keys, ".") + end, true
 }
 
 // tomlRootHooks reports whether a line of the root sets "hooks" (hooks =,
 // hooks.x =, "hooks" =).
 func tomlRootHooks(t string) bool {
-	for _, k := range []string{"hooks", `"hooks"`, "'hooks'"} {
-		if rest, ok := strings.CutPrefix(t, k); ok {
-			rest = strings.TrimSpace(rest)
-			if strings.HasPrefix(rest, "=") || strings.HasPrefix(rest, ".") {
-				return true
+	keys, rest, ok := tomlKeyPath(t)
+	return ok && keys[0] == "hooks" && strings.HasPrefix(strings.TrimLeft(rest, " \t"), "=")
+}
+
+// tomlKeyPath reads the dotted key s begins with (bare, "basic" or
+// 'literal' keys, spaces around the dots): its keys and what follows.
+func tomlKeyPath(s string) (keys []string, rest string, ok bool) {
+	for {
+		s = strings.TrimLeft(s, " \t")
+		var k string
+		switch {
+		case strings.HasPrefix(s, `"`):
+			v, n, ok := tomlBasic(s)
+			if !ok {
+				return nil, "", false
 			}
+			k, s = v, s[n:]
+		case strings.HasPrefix(s, "'"):
+			end := strings.IndexByte(s[1:], '\'')
+			if end < 0 {
+				return nil, "", false
+			}
+			k, s = s[1:1+end], s[2+end:]
+		default:
+			n := 0
+			for n < len(s) && (s[n] >= 'a' && s[n] <= 'z' || s[n] >= 'A' && s[n] <= 'Z' || s[n] >= '0' && s[n] <= '9' || s[n] == '_' || s[n] == '-') {
+				n++
+			}
+			if n == 0 {
+				return nil, "", false
+			}
+			k, s = s[:n], s[n:]
 		}
+		keys = append(keys, k)
+		t := strings.TrimLeft(s, " \t")
+		if !strings.HasPrefix(t, ".") {
+			return keys, s, true
+		}
+		s = t[1:]
 	}
-	return false
 }
 
 // tomlPair reads a one-line bare-key pair whose value is a string or an

@@ -121,14 +121,22 @@ func kimiWire(ev Event, getenv func(string) string) string {
 	return m[0]
 }
 
-// kimiAnswer: Stop has no answer; the wire has it, written before Stop
-// fires (the text of the turn's last model call).
-func kimiAnswer(ev *Event, _ time.Duration) {
+// kimiAnswer: Stop has no answer; the wire has it, written behind (on a
+// loaded machine, after Stop fires): it waits for it as Copilot CLI's.
+func kimiAnswer(ev *Event, wait time.Duration) {
 	if ev.Message != "" {
 		return
 	}
-	if a, found, _ := transcript.KimiAnswer(ev.Transcript, transcript.TailLimits{}); found {
-		ev.Message = a
+	for deadline := time.Now().Add(wait); ; {
+		if a, found, _ := transcript.KimiAnswer(ev.Transcript, transcript.TailLimits{}); found {
+			ev.Message, ev.AnswerPending = a, false
+			return
+		}
+		ev.AnswerPending = true
+		if time.Now().Add(copilotPoll).After(deadline) {
+			return
+		}
+		time.Sleep(copilotPoll)
 	}
 }
 

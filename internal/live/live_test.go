@@ -417,7 +417,8 @@ func cmdWaitText(ts *testscript.TestScript, neg bool, args []string) {
 // Droid's project keys for it, -WORK), each distinct UUID by <uuidN> in
 // order of appearance (and its first segment, a short session id, by
 // <uuidN:8>), each opencode session id by <sesN>, times, process ids,
-// durations, ports, lengths and the scripted API's ids.
+// durations, ports, lengths, the scripted API's ids and Kimi Code's
+// workspace hashes.
 func cmdNormalize(ts *testscript.TestScript, neg bool, args []string) {
 	var drop []*regexp.Regexp
 	sorted := false
@@ -496,6 +497,8 @@ var normalizers = []struct {
 	re   *regexp.Regexp
 	with string
 }{
+	// Kimi Code's workspace folder, named by a hash of the project's path.
+	{regexp.MustCompile(`/sessions/wd_([^/]*)_[0-9a-f]{12}/`), `/sessions/wd_${1}_<hash>/`},
 	{regexp.MustCompile(`"(ts|answered_at|coucou_event_time_us)":[0-9.]+`), `"$1":<t>`},
 	{regexp.MustCompile(`"(duration_seconds|duration_ms|ppid|pid|timestamp|elapsed_time|session_duration_ms)":[0-9.]+`), `"$1":<n>`},
 	{regexp.MustCompile(`"(timestamp|started_at)":"[0-9T:.Z-]+"`), `"$1":"<time>"`},

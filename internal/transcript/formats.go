@@ -48,14 +48,14 @@ const (
 // Behind reports whether the agent may fire its turn end before the
 // turn's last model call is in its transcript (Claude Code flushes after
 // Stop; Copilot CLI's -p mode writes its file after agentStop; Qwen Code
-// writes its chat asynchronously): a turn end waits for it.
-func (f Format) Behind() bool { return f == Claude || f == Copilot || f == Qwen }
+// and Kimi Code write theirs asynchronously): a turn end waits for it.
+func (f Format) Behind() bool { return f == Claude || f == Copilot || f == Qwen || f == Kimi }
 
 // ByTime reports whether a turn's end in the transcript is found by time,
 // as the first message that ended a turn since the prompt's hook
 // (Session.EndedSince): the agent's turn end names nothing of its turn.
 // Claude Code's names its prompt (Session.Finished).
-func (f Format) ByTime() bool { return f == Copilot || f == Qwen }
+func (f Format) ByTime() bool { return f == Copilot || f == Qwen || f == Kimi }
 
 // LateFile reports whether the transcript itself may not exist yet at the
 // turn end (Copilot CLI's -p mode writes its events file after agentStop).
@@ -89,8 +89,9 @@ func (s *Session) linesOf(region []byte, main bool, f Format) error {
 		// A user record opens a turn; the assistant records carry the usage.
 		keys, parse = [][]byte{qwenUsageKey, qwenUserKey}, parseQwen
 	case Kimi:
-		// The model comes from llm.request lines, which carry no usage.
-		keys, parse = [][]byte{kimiUsageKey, kimiModelKey}, parseKimi
+		// The model comes from llm.request lines, which carry no usage;
+		// turn.prompt opens a turn, a step.end that called no tool ends it.
+		keys, parse = [][]byte{kimiUsageKey, kimiModelKey, kimiPromptKey, kimiStepEndKey}, parseKimi
 	default:
 		return nil
 	}
@@ -99,7 +100,9 @@ func (s *Session) linesOf(region []byte, main bool, f Format) error {
 		if err != nil {
 			return
 		}
-		if len(keys) > 1 && has(1) {
+		if f == Kimi && (has(1) || has(2) || has(3)) {
+			s.kimiLine(line, main)
+		} else if len(keys) > 1 && has(1) {
 			switch f {
 			case Codex:
 				if m := codexModel(line); main && m != "" && m != s.Model {
@@ -109,10 +112,6 @@ func (s *Session) linesOf(region []byte, main bool, f Format) error {
 				s.copilotTurn(line)
 			case Qwen:
 				s.qwenTurn(line)
-			case Kimi:
-				if m := kimiModel(line); main && m != "" && m != s.Model {
-					s.Model = strings.Clone(m) // m aliases the scan buffer
-				}
 			}
 		}
 		if !has(0) {

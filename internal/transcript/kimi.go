@@ -3,6 +3,7 @@ package transcript
 import (
 	"bytes"
 	"errors"
+	"strings"
 
 	"github.com/tidwall/gjson"
 )
@@ -22,9 +23,15 @@ import (
 // record names the model by the config's alias (__kimi_env_model__ for the
 // model the environment names); llm.request names the model the API was
 // asked for.
+//
+// Kimi writes the file behind its hooks (on a loaded machine the last
+// call's record can come after Stop): turn.prompt opens a turn, and the
+// step.end of a step that called no tool ends it (Format.ByTime).
 var (
-	kimiUsageKey = []byte(`"usage.record"`)
-	kimiModelKey = []byte(`"llm.request"`)
+	kimiUsageKey   = []byte(`"usage.record"`)
+	kimiModelKey   = []byte(`"llm.request"`)
+	kimiPromptKey  = []byte(`"turn.prompt"`)
+	kimiStepEndKey = []byte(`"step.end"`)
 )
 
 func parseKimi(line []byte) (r record, ok bool) {
@@ -44,13 +51,27 @@ func parseKimi(line []byte) (r record, ok bool) {
 	return r, true
 }
 
-// kimiModel is the model an llm.request line asked for, "" for any other.
-func kimiModel(line []byte) string {
+// kimiLine follows the model (llm.request) and the turns (turn.prompt,
+// step.end).
+func (s *Session) kimiLine(line []byte, main bool) {
 	root, ok := object(line)
-	if !ok || root.Get("type").Str != "llm.request" {
-		return ""
+	if !ok {
+		return
 	}
-	return root.Get("model").Str
+	switch root.Get("type").Str {
+	case "llm.request":
+		if m := root.Get("model").Str; main && m != "" && m != s.Model {
+			s.Model = strings.Clone(m) // m aliases the scan buffer
+		}
+	case "turn.prompt":
+		s.TurnEnded = false
+	case "context.append_loop_event":
+		ev := root.Get("event")
+		if ev.Get("type").Str == "step.end" && !strings.HasPrefix(ev.Get("finishReason").Str, "tool_") {
+			s.TurnEnded = true
+			s.FinalTS = max(s.FinalTS, root.Get("time").Int())
+		}
+	}
 }
 
 // KimiAnswer is the text of the turn's last model call in a Kimi Code

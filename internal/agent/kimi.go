@@ -83,7 +83,9 @@ var kimi = &Dialect{
 }
 
 // kimiSettings: [[hooks]] tables in config.toml, under KIMI_CODE_HOME
-// (default ~/.kimi-code). Kimi reads no project config.toml.
+// (default ~/.kimi-code). The project scope writes .kimi-code/config.toml
+// in the project, which Kimi Code 2.1.0 was not seen to read (its project
+// files are local.toml and mcp.json): the user scope is the one to use.
 var kimiSettings = &Settings{
 	User: []string{".kimi-code", "config.toml"}, Project: []string{".kimi-code", "config.toml"},
 	HomeVar: "KIMI_CODE_HOME", HomeRel: []string{"config.toml"},

@@ -95,6 +95,9 @@ type Burn struct {
 	// Locate finds the transcript when a payload gives no path ("" when it
 	// cannot).
 	Locate func(ev Event, getenv func(string) string) string
+	// Unnamed: no turn end names its transcript, so Parse locates it for
+	// the answer too (Kimi Code's Stop). Others name it where it exists.
+	Unnamed bool
 }
 
 // Name is one of an agent's event names and its kind.

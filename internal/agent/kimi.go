@@ -74,7 +74,7 @@ var kimi = &Dialect{
 	ToolArgs: map[string][]Alias{
 		"read": {{"path", ArgFilePath}}, "write": {{"path", ArgFilePath}}, "edit": {{"path", ArgFilePath}},
 	},
-	Burn:     &Burn{Format: transcript.Kimi, Locate: kimiWire},
+	Burn:     &Burn{Format: transcript.Kimi, Locate: kimiWire, Unnamed: true},
 	Answer:   kimiAnswer,
 	Settings: kimiSettings,
 	// PreToolUse is the one hook Kimi waits on for a decision: a deny (or

@@ -3,6 +3,7 @@ module github.com/hookwire/hookwire
 go 1.26.1
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/Microsoft/go-winio v0.6.4
 	github.com/alecthomas/kong v1.17.0
 	github.com/mattn/go-isatty v0.0.24

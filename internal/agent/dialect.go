@@ -95,6 +95,9 @@ type Burn struct {
 	// Locate finds the transcript when a payload gives no path ("" when it
 	// cannot).
 	Locate func(ev Event, getenv func(string) string) string
+	// Unnamed: no turn end names its transcript, so Parse locates it for
+	// the answer too (Kimi Code's Stop). Others name it where it exists.
+	Unnamed bool
 }
 
 // Name is one of an agent's event names and its kind.
@@ -245,6 +248,9 @@ const (
 	// hooks directory (Cline's): a script of hookwire's, one line per
 	// binary, each handed the event's name (Positional).
 	EventFiles
+	// Tables: TOML, one [[hooks]] table per hook, {event, matcher, command,
+	// timeout}, ours at the end of the file (Kimi Code's config.toml).
+	Tables
 )
 
 // Decision is a person's answer to an approval.
@@ -274,7 +280,7 @@ type Reply struct {
 
 // registry lists every dialect, in detection order: a payload goes to the
 // first one whose Detect accepts it, else to Claude Code's.
-var registry = []*Dialect{antigravity, auggie, cursor, copilot, codex, qwen, gemini, droid, claude, opencode, kilo, pi, cline, aider, muse, hermes, generic}
+var registry = []*Dialect{antigravity, auggie, cursor, copilot, kimi, codex, qwen, gemini, droid, claude, opencode, kilo, pi, cline, aider, muse, hermes, generic}
 
 // Dialects lists the dialects, in registry order.
 func Dialects() []*Dialect { return registry }

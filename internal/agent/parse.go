@@ -86,6 +86,11 @@ func Parse(in Input) Event {
 	if ev.Kind == TurnEnd && ev.Transcript != "" && d.Outcome != nil {
 		d.Outcome(&ev)
 	}
+	if in.Transcripts && ev.Kind == TurnEnd && ev.Transcript == "" && d.Answer != nil && d.Burn != nil && d.Burn.Unnamed && in.Getenv != nil {
+		// A turn end that names no transcript (Kimi Code's Stop): the
+		// dialect finds it from the session, for the answer.
+		ev.Transcript = d.Burn.Locate(ev, in.Getenv)
+	}
 	if in.Transcripts && ev.Kind == TurnEnd && ev.Transcript != "" && d.Answer != nil {
 		d.Answer(&ev, in.AnswerWait)
 	}

@@ -32,6 +32,7 @@ var toolOutputs = map[string][]string{
 	"qwen-0.24.4":   {`"llmContent"`, `"response_parts"`, `Process Group PGID`},
 	"opencode-1.18.33": {`(End of file - total 1 lines)`, `Wrote file successfully.`, `Edit applied successfully.`,
 		`<task_result>`},
+	"kimi-2.1.0": {`Wrote 20 bytes to`, `1\thookwire live notes`},
 	"kilo-7.8.1": {`(End of file - total 1 lines)`, `Wrote file successfully.`},
 	// Pi's extension hands over no tool output at all (a failed tool's
 	// last line, Pi's own words, is its error): the ToolOutput paths only.

@@ -53,6 +53,9 @@ func (a *Agent) Path(scope, home, project, binary string, getenv func(string) st
 		}
 		p = filepath.Join(append([]string{d}, a.HomeRel...)...)
 	case "project":
+		if len(a.Project) == 0 {
+			return "", fmt.Errorf("%s reads no project settings: install it for your user (--scope user)", a.Name)
+		}
 		p = filepath.Join(append([]string{project}, a.Project...)...)
 	default:
 		return "", fmt.Errorf("scope %q: user or project", scope)

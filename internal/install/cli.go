@@ -268,7 +268,10 @@ func unsafe(err error) error {
 
 func refused(path string, a *Agent, err error) error {
 	kind := "strict JSON"
-	if !a.Strict {
+	switch {
+	case a.Shape == agent.Tables:
+		kind = "TOML"
+	case !a.Strict:
 		kind = "JSON with comments"
 	}
 	return fmt.Errorf("%s: %v\n%s reads this file as %s and would not read it either; fix it, or name another file with --settings. Nothing was changed", path, err, a.Name, kind)

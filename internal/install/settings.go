@@ -74,6 +74,8 @@ func (s Spec) Install(a *Agent, data []byte, path string) ([]byte, error) {
 		return s.fileContent(a, entries), nil
 	case agent.PluginFile:
 		return s.pluginContent(a, entries, path), nil
+	case agent.Tables:
+		return s.tomlInstall(a, entries, data)
 	}
 	d, err := parseDoc(data, a.Strict)
 	if err != nil {
@@ -138,6 +140,9 @@ func (s Spec) Install(a *Agent, data []byte, path string) ([]byte, error) {
 
 // Uninstall returns the settings without the binary's hooks.
 func (s Spec) Uninstall(a *Agent, data []byte) ([]byte, error) {
+	if a.Shape == agent.Tables {
+		return s.tomlInstall(a, nil, data)
+	}
 	d, err := parseDoc(data, a.Strict)
 	if err != nil {
 		return nil, err

@@ -210,15 +210,16 @@ var (
 	apis   = map[*testscript.TestScript]map[string]*modelapi.Server{}
 )
 
-// cmdModelAPI: modelapi NAME WIRE SCRIPT [subagent=SCRIPT] [fail=STATUS[xN]]
+// cmdModelAPI: modelapi NAME WIRE SCRIPT [subagent=SCRIPT] [fail=STATUS[xN]] [latency=DURATION]
 // Starts the scripted model API on loopback and exports NAME_URL.
 // SCRIPT is a JSON file ($WORK is expanded in it, for absolute paths).
 // With fail, every request gets that HTTP status (an API error); with
 // fail=STATUSxN only the first N do, and the script serves the rest (an
-// agent's retry that goes on).
+// agent's retry that goes on). With latency, each request is answered
+// after that delay (a real API's).
 func cmdModelAPI(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 3 {
-		ts.Fatalf("usage: modelapi NAME WIRE SCRIPT [subagent=SCRIPT] [fail=STATUS[xN]]")
+		ts.Fatalf("usage: modelapi NAME WIRE SCRIPT [subagent=SCRIPT] [fail=STATUS[xN]] [latency=DURATION]")
 	}
 	load := func(file string) modelapi.Script {
 		b := strings.ReplaceAll(ts.ReadFile(file), "$WORK", ts.Getenv("WORK"))
@@ -235,6 +236,12 @@ func cmdModelAPI(ts *testscript.TestScript, neg bool, args []string) {
 			s.Subagent, s.IsSubagent = &sub, modelapi.ClaudeSubagent
 			if args[1] == "chat" {
 				s.IsSubagent = modelapi.QwenSubagent
+			}
+		}
+		if d, ok := strings.CutPrefix(a, "latency="); ok {
+			var err error
+			if s.Latency, err = time.ParseDuration(d); err != nil {
+				ts.Fatalf("modelapi: latency=%s: %v", d, err)
 			}
 		}
 		if f, ok := strings.CutPrefix(a, "fail="); ok {
@@ -413,7 +420,8 @@ func cmdWaitText(ts *testscript.TestScript, neg bool, args []string) {
 // Droid's project keys for it, -WORK), each distinct UUID by <uuidN> in
 // order of appearance (and its first segment, a short session id, by
 // <uuidN:8>), each opencode session id by <sesN>, times, process ids,
-// durations, ports, lengths and the scripted API's ids.
+// durations, ports, lengths, the scripted API's ids and Kimi Code's
+// workspace hashes.
 func cmdNormalize(ts *testscript.TestScript, neg bool, args []string) {
 	var drop []*regexp.Regexp
 	sorted := false
@@ -502,6 +510,8 @@ var normalizers = []struct {
 	re   *regexp.Regexp
 	with string
 }{
+	// Kimi Code's workspace folder, named by a hash of the project's path.
+	{regexp.MustCompile(`/sessions/wd_([^/]*)_[0-9a-f]{12}/`), `/sessions/wd_${1}_<hash>/`},
 	{regexp.MustCompile(`"(ts|answered_at|coucou_event_time_us)":[0-9.]+`), `"$1":<t>`},
 	{regexp.MustCompile(`"(duration_seconds|duration_ms|ppid|pid|timestamp|elapsed_time|session_duration_ms|durationMs|executionTimeMs)":[0-9.]+`), `"$1":<n>`},
 	{regexp.MustCompile(`"(timestamp|started_at|startedAt|endedAt)":"[0-9T:.Z-]+"`), `"$1":"<time>"`},

@@ -90,7 +90,12 @@ func settingsTable() string {
 		a := install.Agents[string(d.Agent)]
 		s := d.Settings
 		user, _ := a.Path("user", "~", ".", "<binary>", nil)
-		project, _ := a.Path("project", "~", ".", "<binary>", nil)
+		files := code(filepath.ToSlash(user))
+		if project, err := a.Path("project", "~", ".", "<binary>", nil); err == nil {
+			files += "; " + code(strings.TrimPrefix(filepath.ToSlash(project), "./"))
+		} else {
+			files += "; no project scope"
+		}
 		home := ""
 		if s.HomeVar != "" {
 			home = fmt.Sprintf("`$%s` (default `%s`)", s.HomeVar, hook.DefaultHome(s))
@@ -103,7 +108,7 @@ func settingsTable() string {
 		if s.Shape == agent.EventFiles {
 			timeouts = "none: a file has no place for one (the agent's own budget)"
 		}
-		t.add(d.Title, code(filepath.ToSlash(user))+"; "+code(strings.TrimPrefix(filepath.ToSlash(project), "./")),
+		t.add(d.Title, files,
 			home, shape, timeouts, strings.Join(notes(s), "; "))
 	}
 	return t.String()

@@ -48,19 +48,26 @@ const (
 	// Cline is Cline CLI's sessions/<id>/<id>.json, the session's record,
 	// whose totals are written when its run ends (see cline.go).
 	Cline
+	// Kimi is Kimi Code's sessions/wd_…/<session>/agents/main/wire.jsonl:
+	// one usage.record per model call; the model in llm.request (see
+	// kimi.go).
+	Kimi
 )
 
 // Behind reports whether the agent may fire its turn end before the
 // turn's last model call is in its transcript (Claude Code flushes after
 // Stop; Copilot CLI's -p mode writes its file after agentStop; Qwen Code
-// writes its chat asynchronously): a turn end waits for it.
-func (f Format) Behind() bool { return f == Claude || f == Copilot || f == Qwen || f == Cline }
+// writes its chat asynchronously; Cline CLI writes its totals as the run
+// ends; Kimi Code its wire.jsonl behind its hooks): a turn end waits for it.
+func (f Format) Behind() bool {
+	return f == Claude || f == Copilot || f == Qwen || f == Cline || f == Kimi
+}
 
 // ByTime reports whether a turn's end in the transcript is found by time,
 // as the first message that ended a turn since the prompt's hook
 // (Session.EndedSince): the agent's turn end names nothing of its turn.
 // Claude Code's names its prompt (Session.Finished).
-func (f Format) ByTime() bool { return f == Copilot || f == Qwen || f == Cline }
+func (f Format) ByTime() bool { return f == Copilot || f == Qwen || f == Cline || f == Kimi }
 
 // LateFile reports whether the transcript itself may not exist yet at the
 // turn end (Copilot CLI's -p mode writes its events file after agentStop).
@@ -96,6 +103,10 @@ func (s *Session) linesOf(region []byte, main bool, f Format) error {
 		keys, parse = [][]byte{qwenUsageKey, qwenUserKey}, parseQwen
 	case Pi:
 		keys, parse = [][]byte{piUsageKey}, parsePi
+	case Kimi:
+		// The model comes from llm.request lines, which carry no usage;
+		// turn.prompt opens a turn, a step.end that called no tool ends it.
+		keys, parse = [][]byte{kimiUsageKey, kimiModelKey, kimiPromptKey, kimiStepEndKey}, parseKimi
 	default:
 		return nil
 	}
@@ -104,7 +115,9 @@ func (s *Session) linesOf(region []byte, main bool, f Format) error {
 		if err != nil {
 			return
 		}
-		if len(keys) > 1 && has(1) {
+		if f == Kimi && (has(1) || has(2) || has(3)) {
+			s.kimiLine(line, main)
+		} else if len(keys) > 1 && has(1) {
 			switch f {
 			case Codex:
 				if m := codexModel(line); main && m != "" && m != s.Model {

@@ -222,6 +222,10 @@ func TestLiveRecordedTranscripts(t *testing.T) {
 				}
 			case strings.HasPrefix(agentDir, "pi-"):
 				f, file = transcript.Pi, "session.jsonl"
+			case strings.HasPrefix(agentDir, "kimi-"):
+				// The model llm.request names (the usage records name the
+				// config's alias).
+				f, file = transcript.Kimi, "wire.jsonl"
 			case droid:
 				// The model as Droid names it (the custom model's display
 				// name), chosen whether or not a call succeeded.

@@ -24,6 +24,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/tidwall/gjson"
 )
@@ -116,6 +117,11 @@ type Server struct {
 	// FailTimes, when set, limits Fail to the first FailTimes requests;
 	// the ones after get the script (an agent that retries, then goes on).
 	FailTimes int
+	// Latency, when set, is how long each request waits before it is
+	// answered: a real API's delay, for an agent whose fire-and-forget
+	// hooks are killed when its turn ends (Kimi Code's PostToolUse), which
+	// an instant answer can end before they run.
+	Latency time.Duration
 
 	mu        sync.Mutex
 	exchanges []Exchange
@@ -172,6 +178,9 @@ func (s *Server) Served() (all, scripted Usage, responses int) {
 // ServeHTTP dispatches on the wire.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
+	if s.Latency > 0 {
+		time.Sleep(s.Latency)
+	}
 	ex := Exchange{Wire: s.Wire, Method: r.Method, Path: r.URL.RequestURI(), Body: body, Kind: "unknown"}
 	if s.failing() {
 		ex.Kind, ex.Model = "error", gjson.GetBytes(body, "model").String()

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tidwall/gjson"
 )
@@ -180,5 +181,20 @@ func TestOpenAIScript(t *testing.T) {
 		done.Get("response.usage.input_tokens_details.cached_tokens").Int() != int64(u.CacheRead) ||
 		done.Get("response.usage.output_tokens_details.reasoning_tokens").Int() != int64(u.Reasoning) {
 		t.Errorf("answer: %s", done.Raw)
+	}
+}
+
+// Latency holds each answer back by that long (a real API's delay).
+func TestLatency(t *testing.T) {
+	s := &Server{Wire: "chat", Script: script, Latency: 150 * time.Millisecond}
+	url, err := s.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	start := time.Now()
+	post(t, url+"/v1/chat/completions", `{"tools":[{"type":"function","function":{"name":"Bash"}}],"messages":[{"role":"user","content":"go"}]}`)
+	if d := time.Since(start); d < 150*time.Millisecond {
+		t.Errorf("answered after %v, want at least 150ms", d)
 	}
 }

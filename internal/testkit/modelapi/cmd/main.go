@@ -27,8 +27,9 @@ func main() {
 	logDir := flag.String("log", "", "directory for the requests and exchanges")
 	fail := flag.Int("fail", 0, "answer every request with this HTTP status and an error body (an API error)")
 	failTimes := flag.Int("fail-times", 0, "with -fail, fail only the first N requests, then serve the script")
+	latency := flag.Duration("latency", 0, "wait this long before answering each request (a real API's delay)")
 	flag.Parse()
-	s := &modelapi.Server{Wire: *wire, Fail: *fail, FailTimes: *failTimes}
+	s := &modelapi.Server{Wire: *wire, Fail: *fail, FailTimes: *failTimes, Latency: *latency}
 	load := func(file string, into *modelapi.Script) {
 		b, err := os.ReadFile(file)
 		if err == nil {

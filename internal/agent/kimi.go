@@ -89,7 +89,7 @@ var kimi = &Dialect{
 var kimiSettings = &Settings{
 	// No project scope: Kimi Code 2.1.0 reads its hooks from config.toml in
 	// its home only (a project's files are local.toml and mcp.json).
-	User: []string{".kimi-code", "config.toml"},
+	User:    []string{".kimi-code", "config.toml"},
 	HomeVar: "KIMI_CODE_HOME", HomeRel: []string{"config.toml"},
 	Strict: true, Shape: Tables, Unit: time.Second,
 }

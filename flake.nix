@@ -40,7 +40,7 @@
           # new one; nix build with lib.fakeHash here reports the same. The
           # development tools (GoReleaser, staticcheck) are a module of their
           # own, tools/go.mod, which the vendor directory leaves out.
-          vendorHash = "sha256-fvbXVeT/6R9aH4A2qJFq1ciY7wyAAgn9qi4yElVRheY=";
+          vendorHash = "sha256-GQHfLHmy0bhPrBbXVk4ig4IrRcAHVQea+9yThFeMMeE=";
 
           subPackages = map (b: "cmd/${b}") binaries;
           env.CGO_ENABLED = 0;

@@ -37,7 +37,7 @@ func TestDocLinks(t *testing.T) {
 // with the two commands a newcomer runs, the second being the test command
 // .ci/run runs.
 // testCommand is the whole suite, as README.md gives it and .ci/run runs it.
-const testCommand = "go test -race -timeout 30m ./..."
+const testCommand = "go test -race -p 1 -timeout 30m ./..."
 
 func TestREADMEShort(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(root, "README.md"))

@@ -414,10 +414,11 @@ func cmdWaitText(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// cmdNormalize: normalize [-sort] [-drop REGEXP]... SRC DST
+// cmdNormalize: normalize [-sort] [-drop REGEXP]... [-mask REGEXP]... SRC DST
 // Copies what a fake received, without empty lines and lines matching a
 // -drop (those a known defect changes: they are checked apart), sorted with
-// -sort (for hooks an agent runs concurrently), with what changes from run
+// -sort (for hooks an agent runs concurrently), what a -mask matches written
+// <masked> (a figure the agent itself varies from run to run), with what changes from run
 // to run replaced,
 // so that it can be compared with a golden: $WORK (and Claude Code's and
 // Droid's project keys for it, -WORK), each distinct UUID by <uuidN> in
@@ -426,24 +427,29 @@ func cmdWaitText(ts *testscript.TestScript, neg bool, args []string) {
 // durations, ports, lengths, the scripted API's ids and Kimi Code's
 // workspace hashes.
 func cmdNormalize(ts *testscript.TestScript, neg bool, args []string) {
-	var drop []*regexp.Regexp
+	var drop, mask []*regexp.Regexp
 	sorted := false
 	for len(args) > 2 && strings.HasPrefix(args[0], "-") {
 		if args[0] == "-sort" {
 			sorted, args = true, args[1:]
 			continue
 		}
-		if args[0] != "-drop" {
+		if args[0] != "-drop" && args[0] != "-mask" {
 			ts.Fatalf("normalize: unknown flag %s", args[0])
 		}
 		re, err := regexp.Compile(args[1])
 		if err != nil {
 			ts.Fatalf("normalize: %v", err)
 		}
-		drop, args = append(drop, re), args[2:]
+		if args[0] == "-mask" {
+			mask = append(mask, re)
+		} else {
+			drop = append(drop, re)
+		}
+		args = args[2:]
 	}
 	if neg || len(args) != 2 {
-		ts.Fatalf("usage: normalize [-sort] [-drop REGEXP]... SRC DST")
+		ts.Fatalf("usage: normalize [-sort] [-drop REGEXP]... [-mask REGEXP]... SRC DST")
 	}
 	// Coral's tags come in APC strings (ESC _ … ESC \\), several to a line:
 	// one to a line here, the framing shown.
@@ -453,6 +459,9 @@ func cmdNormalize(ts *testscript.TestScript, neg bool, args []string) {
 		line = strings.TrimSuffix(line, "\r")
 		if line == "" || slices.ContainsFunc(drop, func(re *regexp.Regexp) bool { return re.MatchString(line) }) {
 			continue
+		}
+		for _, re := range mask {
+			line = re.ReplaceAllString(line, "<masked>")
 		}
 		kept = append(kept, line+"\n")
 	}

@@ -252,7 +252,8 @@ func (inv *Invocation) drain(name string) {
 		until = dl.Add(-queueMargin)
 	}
 	for head := q.Entries[0]; ; time.Sleep(20 * time.Millisecond) {
-		ev := agent.Parse(agent.Input{Agent: q.Agent, Payload: head.Payload, Args: q.Positional, Transcripts: true})
+		ev := agent.Parse(agent.Input{Agent: q.Agent, Payload: head.Payload, Args: q.Positional, Transcripts: true,
+			Getenv: inv.Getenv}) // a transcript found from the session (Kimi Code's) needs it
 		if !ev.AnswerPending {
 			break
 		}

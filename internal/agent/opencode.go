@@ -1,9 +1,7 @@
 package agent
 
 import (
-	"bytes"
 	_ "embed"
-	"encoding/json"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -152,26 +150,4 @@ var opencodePlugin []byte
 // opencodePluginSource is the plugin with its config line filled in.
 func opencodePluginSource(command []string, events map[string]time.Duration) []byte {
 	return withConfig(opencodePlugin, command, events)
-}
-
-// withConfig is a plugin's source (opencode's, Pi's) with its config line,
-// after the marker, filled in: the command, and each event's timeout in
-// milliseconds.
-func withConfig(src []byte, command []string, events map[string]time.Duration) []byte {
-	ms := map[string]int64{}
-	for ev, d := range events {
-		ms[ev] = d.Milliseconds()
-	}
-	cfg, _ := json.Marshal(struct {
-		Command []string         `json:"command"`
-		Events  map[string]int64 `json:"events"`
-	}{command, ms})
-	const marker = "/*hookwire*/ const config = "
-	i := bytes.Index(src, []byte(marker))
-	j := bytes.IndexByte(src[i:], '\n')
-	var b bytes.Buffer
-	b.Write(src[:i+len(marker)])
-	b.Write(cfg)
-	b.Write(src[i+j:])
-	return b.Bytes()
 }

@@ -4,14 +4,10 @@
 // filled in, into opencode's plugins folder; uninstall removes the file.
 //
 // It needs no npm package (no import of @opencode-ai/plugin): Node's own
-// modules only. opencode never waits for the binary: each event is a
-// detached process, killed after the deadline if opencode is still running
-// (the binary keeps its own, shorter one). The processes run one after the
-// other, in the order of the events (opencode sends some a few milliseconds
-// apart; run at once, their processes overtake each other). The payload goes
-// through a file written before the process starts, so that the last event
-// (session.idle, after which `opencode run` exits at once) is not lost with
-// a pipe nobody has written yet.
+// modules only. opencode never waits for the binary: each event goes to
+// hookwire's queue (plugin_queue.js, put in place of the queue line below),
+// one detached process after the other, in order (the last, session.idle,
+// comes right before `opencode run` exits).
 //
 // What it hands over (see internal/agent/opencode.go for what each means):
 //   session.created, permission.asked, permission.replied, question.asked:
@@ -39,12 +35,9 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 
 /*hookwire*/ const config = { command: ["hookwire"], events: {} }
+/*hookwire:queue*/
 
 const maxText = 16384
-// A process the queue waits for longer is left to run on its own: a hookwire
-// binary ends within 3 s of its start (its own hard deadline), and its start
-// may take a while on a loaded machine.
-const orderMs = 4000
 // `opencode run` (its first word that is not an option) answers one prompt
 // and exits: no session end follows its turn's end, or its error.
 const run = process.argv.slice(2).find((a) => !a.startsWith("-")) === "run"
@@ -62,83 +55,15 @@ export const hookwire = async ({ directory }) => {
     for (let i = 0; i < 8 && sessions.get(id)?.parentID; i++) id = sessions.get(id).parentID
     return id
   }
-  let seq = 0
   // The task tools running, by call: their session and prompt. A child
   // session's chat.message (the task's prompt, a hook opencode awaits) may
   // come before its session.created (a bus event, delivered apart): the
   // prompt names the parent then.
   const tasks = new Map()
 
-  // One event at a time, in order: the next process starts when the one
-  // before exits, or after orderMs at most (a slow binary never holds the
-  // queue long). What is still queued when opencode exits (`opencode run`
-  // exits right after its last event, session.idle or session.error)
-  // starts at once; on Unix each through sh, which first waits (orderMs at
-  // most) for the process before it to end, so that the order holds.
-  const queue = []
-  let busy = false
-  let last // the process last started, while it runs
-  const next = () => {
-    if (busy || queue.length === 0) return
-    busy = true
-    let done = false
-    const finish = () => {
-      if (done) return
-      done = true
-      busy = false
-      last = undefined
-      next()
-    }
-    const child = start(...queue.shift())
-    if (!child) return finish()
-    last = child
-    child.on("exit", finish)
-    child.on("error", finish)
-    setTimeout(finish, orderMs).unref?.()
-  }
-  process.on("exit", () => {
-    let after = last?.pid
-    for (const [fd, timeout] of queue.splice(0)) after = start(fd, timeout, after)?.pid
-  })
+  const enqueue = hookwireQueue(config.command, "opencode")
 
-  // start runs the command with the payload file open as its stdin; after
-  // a process id, once that process has ended.
-  const start = (fd, timeout, after) => {
-    let argv = config.command
-    if (after && process.platform !== "win32") {
-      const wait = `i=0; while kill -0 ${after} 2>/dev/null && [ $i -lt ${orderMs / 10} ]; do sleep 0.01; i=$((i+1)); done; exec "$@"`
-      argv = ["/bin/sh", "-c", wait, "sh", ...config.command]
-    }
-    try {
-      const child = spawn(argv[0], argv.slice(1), {
-        cwd: directory,
-        detached: true,
-        windowsHide: true,
-        stdio: [fd, "ignore", "ignore"],
-      })
-      child.on("error", () => {})
-      if (timeout > 0) {
-        const timer = setTimeout(() => {
-          try {
-            process.kill(-child.pid, "SIGKILL")
-          } catch {}
-        }, timeout)
-        timer.unref?.()
-        child.on("exit", () => clearTimeout(timer))
-      }
-      child.unref()
-      return child
-    } catch {
-      return undefined
-    } finally {
-      try {
-        closeSync(fd)
-      } catch {}
-    }
-  }
-
-  // send queues an event: its payload written to a file that is unlinked at
-  // once, kept open for the process to read.
+  // send queues an event, if a surface needs it.
   const send = (type, body, sessionID) => {
     if (!events.has(type)) return
     try {
@@ -147,16 +72,7 @@ export const hookwire = async ({ directory }) => {
       if (parent) payload.parentID = parent
       const messages = sessionID && sessions.get(top(sessionID))?.messages
       if (messages?.size) payload.messages = [...messages.values()]
-      const file = join(tmpdir(), `hookwire-opencode-${process.pid}-${Date.now()}-${seq++}.json`)
-      const w = openSync(file, "wx", 0o600)
-      try {
-        writeSync(w, JSON.stringify(payload) + "\n")
-        queue.push([openSync(file, "r"), events.get(type)])
-      } finally {
-        closeSync(w)
-        unlinkSync(file)
-      }
-      next()
+      enqueue(payload, events.get(type), directory)
     } catch {}
   }
 

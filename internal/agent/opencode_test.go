@@ -146,10 +146,8 @@ func TestOpencodePluginSource(t *testing.T) {
 	if !strings.Contains(src, "\n"+want) {
 		t.Errorf("no config line %q in:\n%s", want, src)
 	}
-	before, _, _ := strings.Cut(string(opencodePlugin), "/*hookwire*/")
-	_, after, _ := strings.Cut(string(opencodePlugin), "events: {} }\n")
-	if src != before+want+after {
-		t.Errorf("the plugin changed beyond its config line")
+	if src != installedPlugin(t, opencodePlugin, want) {
+		t.Errorf("the plugin changed beyond its config line and its queue")
 	}
 	// No npm dependency: opencode would install it (offline, a wait of
 	// about 70 s) for any plugin that imports one.

@@ -107,10 +107,8 @@ func TestPiExtensionSource(t *testing.T) {
 	if !strings.Contains(src, "\n"+want) {
 		t.Errorf("no config line %q in:\n%s", want, src)
 	}
-	before, _, _ := strings.Cut(string(piExtension), "/*hookwire*/")
-	_, after, _ := strings.Cut(string(piExtension), "events: {} }\n")
-	if src != before+want+after {
-		t.Errorf("the extension changed beyond its config line")
+	if src != installedPlugin(t, piExtension, want) {
+		t.Errorf("the extension changed beyond its config line and its queue")
 	}
 	for _, line := range strings.Split(src, "\n") {
 		if strings.HasPrefix(line, "import ") && !strings.Contains(line, `from "node:`) {

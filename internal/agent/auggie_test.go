@@ -2,7 +2,6 @@ package agent
 
 import (
 	"encoding/json"
-	"os"
 )
 
 // Auggie's cases: the payloads built from the 0.36.0 bundle's own
@@ -12,13 +11,7 @@ import (
 func init() { parseCases = append(parseCases, auggieCases()...) }
 
 func auggieCases() []parseCase {
-	rec := func(file string) string {
-		b, err := os.ReadFile(recorded + "auggie-0.36.0-from-bundle/" + file)
-		if err != nil {
-			panic(err)
-		}
-		return string(b)
-	}
+	rec := recording("auggie-0.36.0-from-bundle/")
 	const (
 		conv = "9f1c2e4a-3b5d-4c6e-8f70-a1b2c3d4e5f6"
 		cwd  = "/home/user/proj"

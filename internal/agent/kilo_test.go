@@ -2,7 +2,6 @@ package agent
 
 import (
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -14,20 +13,8 @@ func init() { parseCases = append(parseCases, kiloCases()...) }
 // recorded session (7.7.9, the plugin opencode's), and opencode's payloads
 // for what that session does not show (the same bus events and hooks).
 func kiloCases() []parseCase {
-	rec := func(file string) string {
-		b, err := os.ReadFile(recorded + "kilo-7.8.1/" + file)
-		if err != nil {
-			panic(err)
-		}
-		return string(b)
-	}
-	oc := func(file string) string {
-		b, err := os.ReadFile(recorded + "opencode-1.18.33/" + file)
-		if err != nil {
-			panic(err)
-		}
-		return string(b)
-	}
+	rec := recording("kilo-7.8.1/")
+	oc := recording("opencode-1.18.33/")
 	const (
 		main = "ses_dcd767a8bffedOBtIRQZIZzbQl"
 		cwd  = "/home/user/proj"

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -16,13 +15,7 @@ import (
 func init() { parseCases = append(parseCases, opencodeCases()...) }
 
 func opencodeCases() []parseCase {
-	rec := func(file string) string {
-		b, err := os.ReadFile(recorded + "opencode-1.18.33/" + file)
-		if err != nil {
-			panic(err)
-		}
-		return string(b)
-	}
+	rec := recording("opencode-1.18.33/")
 	const (
 		main    = "ses_dcd837073ffeKX7XmyjWXdY0sz"
 		errs    = "ses_dcd820cccffeIDBflu1ARx4jKS"

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -16,13 +15,7 @@ import (
 func init() { parseCases = append(parseCases, piCases()...) }
 
 func piCases() []parseCase {
-	rec := func(file string) string {
-		b, err := os.ReadFile(recorded + "pi-1.6.0/" + file)
-		if err != nil {
-			panic(err)
-		}
-		return string(b)
-	}
+	rec := recording("pi-1.6.0/")
 	const (
 		main   = "01a23278-2f4f-73a6-9fe3-45d6d40718be"
 		errs   = "01a2327c-1e59-765c-880f-c581bcc8e6b0"

@@ -16,6 +16,18 @@ import (
 
 const recorded = "../../testdata/agents/"
 
+// recording reads the files of one recording (dir under recorded), for the
+// parse cases built at init: a missing file is the test's own bug.
+func recording(dir string) func(file string) string {
+	return func(file string) string {
+		b, err := os.ReadFile(recorded + dir + file)
+		if err != nil {
+			panic(err)
+		}
+		return string(b)
+	}
+}
+
 type recordedCase struct {
 	file  string
 	agent string // --agent, as install writes it; "" to test detection

@@ -42,16 +42,7 @@ func TestListenerUIDOwn(t *testing.T) {
 // BenchmarkCheckListener is the check's cost on a send: a listener of ours
 // on loopback, read from the live /proc tables of this machine.
 func BenchmarkCheckListener(b *testing.B) {
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ln.Close()
-	conn, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer conn.Close()
+	conn := loopbackConn(b)
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := CheckListener(conn); errors.Is(err, ErrForeignListener) {
@@ -63,18 +54,25 @@ func BenchmarkCheckListener(b *testing.B) {
 // BenchmarkConnectionUID is the exact lookup alone (CheckListener's first
 // and usual answer).
 func BenchmarkConnectionUID(b *testing.B) {
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ln.Close()
-	conn, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer conn.Close()
+	conn := loopbackConn(b)
 	b.ReportAllocs()
 	for b.Loop() {
 		connectionUID(conn.LocalAddr().(*net.TCPAddr), conn.RemoteAddr().(*net.TCPAddr))
 	}
+}
+
+// loopbackConn is a connection to a listener of ours on IPv4 loopback,
+// both closed when the benchmark ends.
+func loopbackConn(b *testing.B) net.Conn {
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ln.Close() })
+	conn, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { conn.Close() })
+	return conn
 }

@@ -102,4 +102,3 @@ func TestAsksBounded(t *testing.T) {
 		}
 	}
 }
-

@@ -50,7 +50,7 @@ See docs/remote.md.`
 // remoteCLI is hookwire remote's grammar; the command after -- is taken out
 // before kong reads the rest.
 type remoteCLI struct {
-	Connect   remoteConnect   `cmd:"" default:"withargs" hidden:"" help:"Connect to each HOST and carry out what its relay sends."`
+	Connect   remoteConnect   `cmd:"" default:"withargs" help:"Connect to each HOST and carry out what its relay sends (the default: hookwire remote HOST… is this)."`
 	Install   remoteInstall   `cmd:"" help:"Run hookwire remote HOST as a user service (systemd user unit, launchd agent)."`
 	Uninstall remoteUninstall `cmd:"" help:"Stop and remove that service."`
 	Doctor    remoteDoctor    `cmd:"" help:"Check the path from HOST's agents to this desktop's surfaces."`

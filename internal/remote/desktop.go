@@ -149,6 +149,8 @@ type conn struct {
 	d    *Desktop
 	host Host
 	ctx  context.Context
+	// askCtx ends with the connection: its approvals are moot then.
+	askCtx context.Context
 
 	wmu sync.Mutex
 	in  io.WriteCloser // the relay's stdin: Controls
@@ -171,6 +173,9 @@ func (d *Desktop) connect(ctx context.Context, h Host) error {
 		return err
 	}
 	cmd.Stderr = &prefixed{d: d, name: h.Name}
+	// Something the command left behind holding its stderr must not keep
+	// this connection from ending.
+	cmd.WaitDelay = 2 * time.Second
 	if err := cmd.Start(); err != nil {
 		return err
 	}
@@ -191,8 +196,13 @@ func (d *Desktop) connect(ctx context.Context, h Host) error {
 		case <-stopped:
 		}
 	}()
-	c := &conn{d: d, host: h, ctx: ctx, in: in, asks: make(chan struct{}, MaxAsks)}
+	// The approvals still waiting when the connection ends are given up:
+	// the hooks that asked were answered by the relay going away, and
+	// Coucou's cards close with their connections.
+	askCtx, giveUp := context.WithCancel(context.Background())
+	c := &conn{d: d, host: h, ctx: ctx, askCtx: askCtx, in: in, asks: make(chan struct{}, MaxAsks)}
 	serr := c.serve(out)
+	giveUp()
 	in.Close()
 	if serr != nil {
 		// A relay refused (wrong wire) or a read error: the command need
@@ -350,18 +360,18 @@ func (c *conn) carry(del Delivery) {
 		c.refuse(del.Seq, del.Surface, "%v", err)
 		return
 	}
-	reply, err := c.do(task)
+	// The delivery's own budget, not the connection's: a stop (SIGINT)
+	// lets the one being carried out finish.
+	reply, err := c.do(context.WithoutCancel(c.ctx), task)
 	c.logSent(start, del, task, reply, err)
 }
 
-func (c *conn) do(task Carry) (transport.Reply, error) {
+func (c *conn) do(parent context.Context, task Carry) (transport.Reply, error) {
 	within := task.Within
 	if within <= 0 {
 		within = DefaultWithin
 	}
-	// The delivery's own budget, not the connection's: a stop (SIGINT)
-	// lets the one being carried out finish.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.ctx), within)
+	ctx, cancel := context.WithTimeout(parent, within)
 	defer cancel()
 	return task.Request.Do(ctx)
 }
@@ -397,7 +407,7 @@ func (c *conn) ask(del Delivery) {
 	go func() {
 		defer func() { <-c.asks }()
 		start := time.Now()
-		reply, err := c.do(task)
+		reply, err := c.do(c.askCtx, task)
 		c.logSent(start, del, task, reply, err)
 		body := ""
 		if err == nil {

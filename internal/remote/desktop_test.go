@@ -81,7 +81,7 @@ func TestAsksBounded(t *testing.T) {
 		return Carry{Request: blocking{release}, Within: 10 * time.Second}, nil
 	}}, Stderr: io.Discard}
 	pr, pw := io.Pipe()
-	c := &conn{d: d, host: Host{Name: "h"}, ctx: context.Background(), in: pw, asks: make(chan struct{}, MaxAsks), helloed: true}
+	c := &conn{d: d, host: Host{Name: "h"}, ctx: context.Background(), askCtx: context.Background(), in: pw, asks: make(chan struct{}, MaxAsks), helloed: true}
 	lines := make(chan string, 100)
 	go func() {
 		s := bufio.NewScanner(pr)

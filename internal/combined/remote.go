@@ -61,8 +61,6 @@ type remoteConnect struct {
 	Command string   `default:"${relay}" help:"What ssh runs on the host."`
 	Once    bool     `help:"Connect once: exit when the connection ends, instead of reconnecting."`
 	Hosts   []string `arg:"" optional:"" help:"ssh hosts (aliases from ~/.ssh/config, user@host, …)."`
-
-	argv []string // the command after --
 }
 
 // remoteRun is what a command's Run gets.

@@ -218,12 +218,17 @@ func (d *Desktop) connect(ctx context.Context, h Host) error {
 }
 
 // prefixed writes the command's stderr to ours, a line at a time, each
-// named after the host (ssh's own messages, the relay's).
+// named after the host and without control characters (ssh's own
+// messages, the relay's). A connection's first maxStderr lines are said;
+// a remote end that floods its stderr cannot flood the desktop's journal.
 type prefixed struct {
-	d    *Desktop
-	name string
-	buf  []byte
+	d     *Desktop
+	name  string
+	buf   []byte
+	lines int
 }
+
+const maxStderr = 1000
 
 func (p *prefixed) Write(b []byte) (int, error) {
 	p.buf = append(p.buf, b...)
@@ -232,14 +237,24 @@ func (p *prefixed) Write(b []byte) (int, error) {
 		if i < 0 {
 			break
 		}
-		p.d.say("%s: %s", p.name, text.OneLine(string(p.buf[:i])))
+		p.line(p.buf[:i])
 		p.buf = p.buf[i+1:]
 	}
 	if len(p.buf) > 4096 { // a line with no end: said in pieces
-		p.d.say("%s: %s", p.name, text.OneLine(string(p.buf)))
+		p.line(p.buf)
 		p.buf = p.buf[:0]
 	}
 	return len(b), nil
+}
+
+func (p *prefixed) line(b []byte) {
+	p.lines++
+	switch {
+	case p.lines <= maxStderr:
+		p.d.say("%s: %s", p.name, clean(string(b)))
+	case p.lines == maxStderr+1:
+		p.d.say("%s: more on its stderr than %d lines: the rest of this connection's is not shown", p.name, maxStderr)
+	}
 }
 
 // errTooLong is a line past MaxLine: dropped whole.
@@ -312,14 +327,19 @@ func (c *conn) hello(h *Hello) error {
 		return fmt.Errorf("the relay speaks wire version %d, this hookwire %d: install the same hookwire release on both machines", h.V, Version)
 	}
 	c.helloed = true
-	c.d.say("%s: connected to the relay (hookwire %s on %s)", c.host.Name, clean(h.Version), clean(h.Host))
+	c.d.say("%s: connected to the relay (hookwire %s on %s)", c.host.Name, short(h.Version), short(h.Host))
 	return nil
 }
 
-// clean is a string from the remote end, made safe to print.
+// clean is a string from the remote end, made safe to print: one line,
+// no control characters.
 func clean(s string) string {
-	s = text.Keep(text.OneLine(s), func(b byte) bool { return b >= 0x20 && b != 0x7f })
-	if s == "" {
+	return text.Keep(text.OneLine(s), func(b byte) bool { return b >= 0x20 && b != 0x7f })
+}
+
+// short is a name from the remote end, safe and short to print.
+func short(s string) string {
+	if s = clean(s); s == "" {
 		return "?"
 	}
 	return text.ClipBytes(s, 64)

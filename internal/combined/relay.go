@@ -64,24 +64,8 @@ func (c *relayCmd) Run(con *hook.Console) error {
 	return remote.Relay{Dir: dir, In: con.In, Out: con.Out, Err: con.Err, Version: hook.BuildVersion(), Host: host}.Run(ctx)
 }
 
-// relayReport is --doctor's JSON: what hookwire remote doctor checks.
-type relayReport struct {
-	Version  string `json:"version"`
-	Wire     int    `json:"wire"`
-	RelayDir string `json:"relay_dir"`
-	// SetUp: the directory exists, so the hooks here hand over.
-	SetUp   bool   `json:"set_up"`
-	Problem string `json:"problem,omitempty"`
-	// Running: a relay listens now (a desktop is connected).
-	Running bool            `json:"running"`
-	Backlog *remote.Backlog `json:"backlog,omitempty"`
-	// Hooks: each agent whose settings here run hookwire's hooks, or a
-	// crossing surface's own binary's, and which.
-	Hooks map[string][]string `json:"hooks"`
-}
-
 func (c *relayCmd) doctor(con *hook.Console, dir string) error {
-	r := relayReport{Version: hook.BuildVersion(), Wire: remote.Version, RelayDir: dir, Hooks: map[string][]string{}}
+	r := remote.Report{Version: hook.BuildVersion(), Wire: remote.Version, RelayDir: dir, Hooks: map[string][]string{}}
 	ok, err := remote.SetUp(dir)
 	r.SetUp = ok
 	if err != nil {

@@ -157,7 +157,7 @@ func SamePeer(conn net.Conn) error {
 func (r *relay) serve(conn net.Conn, pokes chan<- struct{}) {
 	defer conn.Close()
 	conn.SetReadDeadline(time.Now().Add(lineWithin))
-	line, err := readLine(bufio.NewReader(conn))
+	line, err := readLine(bufio.NewReader(conn), MaxLine)
 	if err != nil && !errors.Is(err, io.EOF) {
 		fmt.Fprintf(r.Err, "hookwire relay: a hook's line: %v\n", err)
 		return
@@ -220,7 +220,7 @@ func (r *relay) closeAsks() {
 func (r *relay) controls() error {
 	br := bufio.NewReaderSize(r.In, 64<<10)
 	for {
-		line, err := readLine(br)
+		line, err := readLine(br, MaxLine)
 		if len(line) > 0 {
 			var c Control
 			if json.Unmarshal(line, &c) != nil {
@@ -232,7 +232,7 @@ func (r *relay) controls() error {
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
-		if err != nil && !errors.Is(err, errLong) {
+		if err != nil && !errors.Is(err, errTooLong) {
 			return err
 		}
 	}
@@ -453,35 +453,4 @@ func (r *relay) writeErr() error {
 	r.out.Lock()
 	defer r.out.Unlock()
 	return r.outErr
-}
-
-// errLong is a line past MaxLine: dropped whole.
-var errLong = errors.New("line longer than the wire's bound")
-
-// readLine reads one line of at most MaxLine bytes, without its newline.
-// A longer one is read to its end and dropped (errLong). EOF after a last
-// line without its newline returns that line and io.EOF.
-func readLine(br *bufio.Reader) ([]byte, error) {
-	var line []byte
-	for {
-		part, err := br.ReadSlice('\n')
-		if len(line)+len(part) > MaxLine+1 {
-			line = nil
-			for errors.Is(err, bufio.ErrBufferFull) {
-				_, err = br.ReadSlice('\n')
-			}
-			if err == nil {
-				err = errLong
-			}
-			return nil, err
-		}
-		line = append(line, part...)
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		if n := len(line); n > 0 && line[n-1] == '\n' {
-			line = line[:n-1]
-		}
-		return line, err
-	}
 }

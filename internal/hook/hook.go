@@ -352,6 +352,9 @@ func (inv *Invocation) run(args []string) int {
 	// of a millisecond that a hook would pay on every call. Which word is
 	// the command is then kong's to say.
 	named := slices.ContainsFunc(args, func(a string) bool { return interactive[a] || a == "hook" })
+	if h := quick(inv.bin.CLI, args, named); h != nil {
+		return inv.handle(h) // what agents' settings hold, without kong (quick.go)
+	}
 	root, opts := any(inv.bin.CLI), inv.kongOptions(args)
 	var console *Console
 	if named || helpWanted(args) {
@@ -373,6 +376,14 @@ func (inv *Invocation) run(args []string) int {
 		return inv.runCommand(kctx, console)
 	}
 	if err := kctx.Run(inv); err != nil {
+		inv.fail(outcomeFailed, err)
+	}
+	return 0
+}
+
+// handle runs a hook event's handler, as kctx.Run does.
+func (inv *Invocation) handle(h Handler) int {
+	if err := h.Run(inv); err != nil {
 		inv.fail(outcomeFailed, err)
 	}
 	return 0

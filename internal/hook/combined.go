@@ -86,6 +86,7 @@ func MainCombined(c Combined) {
 
 // RunCombined runs it and returns its exit status.
 func RunCombined(c Combined, args []string, stdin *os.File, stdout, stderr io.Writer) int {
+	growStack()
 	names, rest := surfacesFlag(args)
 	if len(names) == 0 {
 		names = c.Default
@@ -232,6 +233,7 @@ func (inv *Invocation) serve(bins []*Binary, args []string) ([]*Invocation, []*l
 		subs, outs = append(subs, sub), append(outs, out)
 		wg.Add(1)
 		go func() {
+			growStack()
 			defer wg.Done()
 			defer func() {
 				sub.recovered(recover())

@@ -15,9 +15,12 @@
 //  6. PULSE_LOG: one JSON line per invocation, for the person debugging,
 //     credentials redacted.
 //
-// A binary is a kong grammar whose Run method takes an *Invocation. The
-// commands for a person (install, doctor, …) are the exception to 1: a
-// usage error exits 2, a failure 1, a panic 1 with its stack on stderr.
+// A binary is a kong grammar whose Run method takes an *Invocation; the
+// command lines agents' settings hold are read without kong when the
+// grammar is a Quick (quick.go), since building kong's model was a third of
+// a hook's work. The commands for a person (install, doctor, …) are the
+// exception to 1: a usage error exits 2, a failure 1, a panic 1 with its
+// stack on stderr.
 package hook
 
 import (

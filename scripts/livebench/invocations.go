@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -153,9 +152,7 @@ func spawn(c invocationCase, env []string) invocationRun {
 	if cmd.ProcessState != nil {
 		run.CPU = ms(cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime())
 		run.ExitCode = cmd.ProcessState.ExitCode()
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			run.Faults = float64(ru.Minflt)
-		}
+		run.Faults = minorFaults(cmd.ProcessState)
 	}
 	run.Failed = err != nil
 	return run

@@ -3,6 +3,7 @@ package agent
 import (
 	"path/filepath"
 	"regexp"
+	"sync"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -85,7 +86,7 @@ func refineCopilot(ev *Event, p gjson.Result) {
 	case "postToolUse":
 		if r := p.Get("toolResult.resultType").String(); r != "" && r != "success" {
 			ev.OK = false
-		} else if m := copilotExit.FindStringSubmatch(p.Get("toolResult.textResultForLlm").String()); m != nil && m[1] != "0" {
+		} else if m := copilotExit().FindStringSubmatch(p.Get("toolResult.textResultForLlm").String()); m != nil && m[1] != "0" {
 			// A shell command that failed is a "success": its exit code is
 			// only in the text the model reads (1.0.102).
 			ev.OK = false
@@ -125,7 +126,11 @@ func copilotAPIError(ev *Event) {
 }
 
 // copilotExit is the last line of Copilot CLI's shell tool result.
-var copilotExit = regexp.MustCompile(`<shellId: [^>\s]+ completed with exit code (-?\d+)>\s*$`)
+// It is compiled on first use: package init runs in every hook of every
+// binary, and only Copilot CLI's postToolUse needs it.
+var copilotExit = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`<shellId: [^>\s]+ completed with exit code (-?\d+)>\s*$`)
+})
 
 // copilotReply: Copilot CLI 1.0.102 reads {"behavior","message"} on
 // permissionRequest and ignores permissionDecision; with no answer it

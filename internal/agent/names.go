@@ -2,6 +2,7 @@ package agent
 
 import (
 	"strings"
+	"sync"
 )
 
 // universal resolves a name when the dialect does not know it: a positional
@@ -10,8 +11,9 @@ import (
 // name (`pre_tool_use`). Keys are lower-cased: agents match event names
 // case-insensitively (Antigravity does) and so do we, as a last resort. A
 // name two dialects share means what the first in registry order says,
-// Claude Code's first.
-var universal = func() map[string]Kind {
+// Claude Code's first. It is built on first use: most events are found in
+// their dialect's own table, and package init runs in every hook.
+var universal = sync.OnceValue(func() map[string]Kind {
 	u := map[string]Kind{}
 	add := func(name string, k Kind) {
 		if _, ok := u[strings.ToLower(name)]; !ok {
@@ -33,7 +35,7 @@ var universal = func() map[string]Kind {
 		add(SnakeCase(n.Name), n.Kind)
 	}
 	return u
-}()
+})
 
 // SnakeCase turns an event name such as PreToolUse into pre_tool_use, the
 // spelling some agents use (Codex's hook trust keys, snake_case dialects).
@@ -56,12 +58,12 @@ func kindOf(d *Dialect, name string) Kind {
 	if k, ok := d.KindOf(name); ok {
 		return k
 	}
-	return universal[strings.ToLower(name)]
+	return universal()[strings.ToLower(name)]
 }
 
 // Lookup resolves an event name in any vocabulary the suite knows (every
 // dialect's, the canonical kinds', snake_case Claude names), or Unknown.
-func Lookup(name string) Kind { return universal[strings.ToLower(name)] }
+func Lookup(name string) Kind { return universal()[strings.ToLower(name)] }
 
 // ArgKind is the kind a hook's positional argument names, for an event
 // whose payload names one nobody maps (a newer agent, a mangled name): the

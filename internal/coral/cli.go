@@ -59,6 +59,19 @@ type hookCmd struct {
 	Args  []string `arg:"" optional:"" name:"event" help:"The hook's event name, for agents whose payload has none (Antigravity); Codex notify appends its JSON."`
 }
 
+// QuickArgs takes what agents' settings hold without kong (hook.Quick),
+// unless the first word names a command.
+func (c *pulseCLI) QuickArgs(agentName string, positional []string) hook.Handler {
+	if len(positional) > 0 {
+		switch positional[0] {
+		case "hook", "status", "summary", "confidence":
+			return nil
+		}
+	}
+	*c = pulseCLI{Hook: hookCmd{Agent: agentName, Args: positional}}
+	return &c.Hook
+}
+
 // goalsKept is how long a session's goal is kept without a word from it.
 const goalsKept = 7 * 24 * time.Hour
 

@@ -60,6 +60,13 @@ type relayCLI struct {
 	Version         kong.VersionFlag `help:"Print the version."`
 }
 
+// QuickArgs takes what agents' settings hold without kong (hook.Quick).
+func (c *relayCLI) QuickArgs(agentName string, positional []string) hook.Handler {
+	*c = relayCLI{Agent: agentName}
+	c.Event, c.Rest = hook.FirstRest(positional)
+	return c
+}
+
 // Time limits. An approval waits for a person: the app gives up at 115 s,
 // this relay at 118 s, and the installed hook timeout is 120 s.
 const (

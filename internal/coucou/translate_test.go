@@ -2,6 +2,7 @@ package coucou
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -104,6 +105,24 @@ func TestValidAgent(t *testing.T) {
 		"": false, "a_b": false, strings.Repeat("a", 24): true, strings.Repeat("a", 25): false} {
 		if ValidAgent(name) != want {
 			t.Errorf("ValidAgent(%q) = %v", name, !want)
+		}
+	}
+}
+
+// TestValidAgentIsTheAppsExpression holds the hand-written check to the
+// app's validateAgent expression, on the edges a hand check gets wrong: a
+// trailing newline ($ is the text's end), bytes of a multi-byte rune, upper
+// case, the class's neighbours in ASCII.
+func TestValidAgentIsTheAppsExpression(t *testing.T) {
+	app := regexp.MustCompile(`^[a-z0-9-]{1,24}$`)
+	names := []string{"", "-", "a", "a\n", "\na", "a b", "é", "aé", "a.b", "a/b", "a`", "a{", "a@", "a[", "A", "Z", "0", "9",
+		":", "/", ",", ".", "_", strings.Repeat("z", 23), strings.Repeat("9", 24), strings.Repeat("-", 25), "gemini\x00", "claude", "claude2"}
+	for c := 0; c < 256; c++ {
+		names = append(names, string([]byte{byte(c)}), "x"+string([]byte{byte(c)}))
+	}
+	for _, name := range names {
+		if want := app.MatchString(name) && name != "claude"; ValidAgent(name) != want {
+			t.Errorf("ValidAgent(%q) = %v, the app's expression says %v", name, !want, want)
 		}
 	}
 }

@@ -15,9 +15,12 @@
 //  6. PULSE_LOG: one JSON line per invocation, for the person debugging,
 //     credentials redacted.
 //
-// A binary is a kong grammar whose Run method takes an *Invocation. The
-// commands for a person (install, doctor, …) are the exception to 1: a
-// usage error exits 2, a failure 1, a panic 1 with its stack on stderr.
+// A binary is a kong grammar whose Run method takes an *Invocation; the
+// command lines agents' settings hold are read without kong when the
+// grammar is a Quick (quick.go), since building kong's model was a third of
+// a hook's work. The commands for a person (install, doctor, …) are the
+// exception to 1: a usage error exits 2, a failure 1, a panic 1 with its
+// stack on stderr.
 package hook
 
 import (
@@ -354,6 +357,9 @@ func (inv *Invocation) run(args []string) int {
 	// of a millisecond that a hook would pay on every call. Which word is
 	// the command is then kong's to say.
 	named := slices.ContainsFunc(args, func(a string) bool { return interactive[a] || a == "hook" })
+	if h := quick(inv.bin.CLI, args, named); h != nil {
+		return inv.handle(h) // what agents' settings hold, without kong (quick.go)
+	}
 	root, opts := any(inv.bin.CLI), inv.kongOptions(args)
 	var console *Console
 	if named || helpWanted(args) {
@@ -375,6 +381,14 @@ func (inv *Invocation) run(args []string) int {
 		return inv.runCommand(kctx, console)
 	}
 	if err := kctx.Run(inv); err != nil {
+		inv.fail(outcomeFailed, err)
+	}
+	return 0
+}
+
+// handle runs a hook event's handler, as kctx.Run does.
+func (inv *Invocation) handle(h Handler) int {
+	if err := h.Run(inv); err != nil {
 		inv.fail(outcomeFailed, err)
 	}
 	return 0

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/hookwire/hookwire/internal/agent"
 )
@@ -133,13 +134,20 @@ type hookState struct {
 	Disabled    bool
 }
 
+// The expressions that read config.toml, compiled on first use: this
+// package's init runs in every hook of every binary, which never reads it.
 var (
-	stateHeader = regexp.MustCompile(`^\[\s*hooks\s*\.\s*state\s*\.\s*("(?:[^"\\]|\\.)*"|'[^']*')\s*\]\s*(#.*)?$`)
-	stateTable  = regexp.MustCompile(`^\[\s*hooks\s*\.\s*state\s*\]\s*(#.*)?$`)
-	inlineState = regexp.MustCompile(`^("(?:[^"\\]|\\.)*"|'[^']*')\s*=\s*\{(.*)\}\s*(#.*)?$`)
-	hashField   = regexp.MustCompile(`(?:^|[\s,])trusted_hash\s*=\s*("(?:[^"\\]|\\.)*"|'[^']*')`)
-	enabledOff  = regexp.MustCompile(`(?:^|[\s,])enabled\s*=\s*false\b`)
+	stateHeader = lazy(`^\[\s*hooks\s*\.\s*state\s*\.\s*("(?:[^"\\]|\\.)*"|'[^']*')\s*\]\s*(#.*)?$`)
+	stateTable  = lazy(`^\[\s*hooks\s*\.\s*state\s*\]\s*(#.*)?$`)
+	inlineState = lazy(`^("(?:[^"\\]|\\.)*"|'[^']*')\s*=\s*\{(.*)\}\s*(#.*)?$`)
+	hashField   = lazy(`(?:^|[\s,])trusted_hash\s*=\s*("(?:[^"\\]|\\.)*"|'[^']*')`)
+	enabledOff  = lazy(`(?:^|[\s,])enabled\s*=\s*false\b`)
 )
+
+// lazy compiles expr on first use.
+func lazy(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // codexHookStates reads the [hooks.state."KEY"] tables of config.toml, in
 // the two shapes Codex and people write: a table per hook, or inline tables
@@ -162,24 +170,24 @@ func codexHookStates(path string) (map[string]hookState, error) {
 		switch {
 		case strings.HasPrefix(line, "["):
 			key, inState = "", false
-			if m := stateHeader.FindStringSubmatch(line); m != nil {
+			if m := stateHeader().FindStringSubmatch(line); m != nil {
 				key = tomlString(m[1])
-			} else if stateTable.MatchString(line) {
+			} else if stateTable().MatchString(line) {
 				inState = true
 			}
 		case key != "":
 			st := out[key]
-			if m := hashField.FindStringSubmatch(line); m != nil {
+			if m := hashField().FindStringSubmatch(line); m != nil {
 				st.TrustedHash = tomlString(m[1])
 			}
-			if enabledOff.MatchString(line) {
+			if enabledOff().MatchString(line) {
 				st.Disabled = true
 			}
 			out[key] = st
 		case inState:
-			if m := inlineState.FindStringSubmatch(line); m != nil {
-				st := hookState{Disabled: enabledOff.MatchString(m[2])}
-				if h := hashField.FindStringSubmatch(m[2]); h != nil {
+			if m := inlineState().FindStringSubmatch(line); m != nil {
+				st := hookState{Disabled: enabledOff().MatchString(m[2])}
+				if h := hashField().FindStringSubmatch(m[2]); h != nil {
 					st.TrustedHash = tomlString(h[1])
 				}
 				out[tomlString(m[1])] = st

@@ -200,7 +200,7 @@ func (s Spec) environment(getenv func(string) string) Finding {
 		for _, name := range v.Names() {
 			switch value := getenv(name); {
 			case value == "":
-			case geminiSecretName.MatchString(name):
+			case geminiSecretName().MatchString(name):
 				set = append(set, name+" (set, not shown)")
 			default:
 				set = append(set, name+"="+text.Redact(value)) // a URL's userinfo

@@ -2,7 +2,6 @@ package install
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -23,7 +22,7 @@ import (
 var geminiAlways = []string{"PATH", "SYSTEMROOT", "COMSPEC", "PATHEXT", "WINDIR", "TEMP", "TMP",
 	"USERPROFILE", "SYSTEMDRIVE", "HOME", "LANG", "SHELL", "TMPDIR", "USER", "LOGNAME", "TERM", "COLORTERM"}
 
-var geminiSecretName = regexp.MustCompile(`(?i)TOKEN|SECRET|PASSWORD|PASSWD|KEY|AUTH|CREDENTIAL|CREDS|PRIVATE|CERT`)
+var geminiSecretName = lazy(`(?i)TOKEN|SECRET|PASSWORD|PASSWD|KEY|AUTH|CREDENTIAL|CREDS|PRIVATE|CERT`)
 
 // geminiRedaction says which of the binary's variables, set here, Gemini
 // CLI would keep from its hooks, and how to keep them.
@@ -51,7 +50,7 @@ func (s Spec) geminiRedaction(path string, data []byte, getenv func(string) stri
 			continue
 		}
 		switch {
-		case geminiSecretName.MatchString(v):
+		case geminiSecretName().MatchString(v):
 			secret = append(secret, v)
 		case slices.Contains(blocked, v):
 			lost = append(lost, v)

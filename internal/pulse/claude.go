@@ -58,6 +58,13 @@ type claudeCLI struct {
 	wait bool
 }
 
+// QuickArgs takes what agents' settings hold without kong (hook.Quick).
+func (c *claudeCLI) QuickArgs(agentName string, positional []string) hook.Handler {
+	c.Event, c.Rest = hook.FirstRest(positional)
+	c.Agent, c.NoSubagents, c.Version = agentName, false, false
+	return c
+}
+
 // Kinds to Pulse events: ARCHITECTURE.md's Pulse column. Kinds absent here
 // (subagent lifecycle, unknown events) send nothing.
 var pulseEvents = map[agent.Kind]string{

@@ -53,6 +53,12 @@ type hookCLI struct {
 	Version     kong.VersionFlag `help:"Print the version."`
 }
 
+// QuickArgs takes what agents' settings hold without kong (hook.Quick).
+func (c *hookCLI) QuickArgs(agentName string, positional []string) hook.Handler {
+	*c = hookCLI{Agent: agentName, Args: positional}
+	return c
+}
+
 // Time limits inside the runtime's deadline.
 const (
 	// lockBudget bounds the wait for a parallel hook of the same session.

@@ -61,6 +61,13 @@ type notifyCLI struct {
 	Version   kong.VersionFlag `help:"Print the version."`
 }
 
+// QuickArgs takes what agents' settings hold without kong (hook.Quick).
+func (c *notifyCLI) QuickArgs(agentName string, positional []string) hook.Handler {
+	*c = notifyCLI{Agent: agentName}
+	c.Event, c.Rest = hook.FirstRest(positional)
+	return c
+}
+
 // Budgets inside the runtime's deadline.
 const (
 	// DeliveryBudget is agentica's DELIVERY_TIMEOUT_SECONDS: past it the

@@ -24,6 +24,17 @@
 //
 //	go run ./scripts/livebench -runs 7 -bin before=/tmp/hw-before -bin after=/tmp/hw-after
 //
+// Issue 23's measurement of the one-process path, which writes its tables
+// into docs/performance.md (and README.md, when it holds the marks) with the
+// date and the machine:
+//
+//	go run ./scripts/livebench -issue23 -write
+//
+// is -agents claude,gemini -tools 1 -five=false -combined -invocations 300:
+// a one-tool session through hookwire (the five surfaces) against the same
+// hooks with /bin/true in its place, and every invocation's spawn-to-exit
+// against an empty static Go binary's (invocations.go, summary.go).
+//
 // It needs the agents installed under ~/.cache/hookwire/agents (see
 // testdata/agents/README.md) and node on PATH. It is a measurement, not a
 // test: it asserts nothing.
@@ -187,6 +198,8 @@ type arm struct {
 	only  string // one binary installed instead of the five
 	// combined: hookwire installed, serving the five surfaces.
 	combined bool
+	// skip: a set of binaries given only for the arms built from it.
+	skip bool
 }
 
 type bins []string
@@ -202,10 +215,28 @@ func main() {
 	flag.BoolVar(&verbose, "v", false, "print each session's output")
 	one := flag.String("one", "", "also run with only this binary installed (arm one), and its hooks with /bin/true (arm true1), from the last -bin: what one process serving every surface would cost at least")
 	combined := flag.Bool("combined", false, "also run with the one hookwire binary serving the five surfaces (arm hookwire), and its hooks with /bin/true (arm truec), from the last -bin")
+	tools := flag.Int("tools", 3, "tool calls in the scripted session (1 to 3)")
+	five := flag.Bool("five", true, "run the arms of the five binaries (true, and each -bin); -five=false keeps none, truec and hookwire")
+	invocations := flag.Int("invocations", 0, "also time this many interleaved rounds of single invocations (each binary, hookwire, an empty static Go binary, /bin/true) outside any agent")
+	write := flag.Bool("write", false, "write the summary into docs/performance.md (and README.md) between their livebench marks")
+	issue23 := flag.Bool("issue23", false, "issue 23's measurement: -agents claude,gemini -tools 1 -five=false -combined -invocations 300 (flags given explicitly still win)")
 	serve := flag.Bool("serve", false, "only start the surfaces, print their environment, and serve until killed (to profile a binary by hand)")
 	var sets bins
 	flag.Var(&sets, "bin", "LABEL=DIR: a set of hookwire binaries to measure (repeatable; default: this module, built)")
 	flag.Parse()
+	if *issue23 {
+		given := map[string]bool{}
+		flag.Visit(func(f *flag.Flag) { given[f.Name] = true })
+		for name, v := range map[string]string{"agents": "claude,gemini", "tools": "1", "five": "false", "combined": "true", "invocations": "300"} {
+			if !given[name] {
+				check(flag.Set(name, v))
+			}
+		}
+	}
+	if *tools < 1 || *tools > 3 {
+		check(fmt.Errorf("-tools %d: 1 to 3", *tools))
+	}
+	toolCalls = *tools
 
 	work, err := os.MkdirTemp("", "livebench")
 	check(err)
@@ -220,7 +251,10 @@ func main() {
 	if len(sets) == 0 {
 		dir, err := testkit.BuildSuite(".")
 		check(err)
-		sets = append(sets, "hookwire="+dir)
+		if !*keep {
+			defer os.RemoveAll(dir)
+		}
+		sets = append(sets, "built="+dir)
 	}
 	arms := []arm{{label: "none"}}
 	for i, s := range sets {
@@ -229,6 +263,10 @@ func main() {
 			check(fmt.Errorf("-bin %q: want LABEL=DIR", s))
 		}
 		dir, _ = filepath.Abs(dir)
+		if !*five {
+			arms = append(arms, arm{label: label, dir: dir, skip: true})
+			continue
+		}
 		if i == 0 {
 			arms = append(arms, arm{label: "true", dir: dir, true_: true})
 		}
@@ -242,6 +280,8 @@ func main() {
 		last := arms[len(arms)-1]
 		arms = append(arms, arm{label: "true1", dir: last.dir, true_: true, only: *one}, arm{label: "one", dir: last.dir, only: *one})
 	}
+	last := arms[len(arms)-1].dir
+	arms = slices.DeleteFunc(arms, func(a arm) bool { return a.skip })
 	env := surfaces(work)
 	cache := filepath.Join(os.Getenv("HOME"), ".cache", "hookwire", "agents")
 
@@ -255,6 +295,9 @@ func main() {
 			if _, err := os.Stat(exe); err != nil {
 				fmt.Fprintf(os.Stderr, "livebench: %s: %v: skipped\n", a.name, err)
 				continue
+			}
+			if len(arms) == 1 && *invocations > 0 {
+				break // only the invocations were asked for
 			}
 			for i := range arms {
 				ar := arms[(i+r)%len(arms)] // the order rotates from round to round
@@ -273,6 +316,24 @@ func main() {
 		check(os.WriteFile(*out, b, 0o644))
 	}
 	report(os.Stdout, results, arms)
+	var inv []invocationRun
+	if *invocations > 0 {
+		inv = timeInvocations(work, last, env, *invocations)
+		reportInvocations(os.Stdout, inv)
+	}
+	sum := summary(results, inv, *runs, *tools)
+	fmt.Println("\n" + sum)
+	if *write {
+		check(writeSummary(sum))
+	}
+}
+
+// toolCalls is how many of the script's three tool calls a session makes.
+var toolCalls = 3
+
+// script is an agent's session: its first toolCalls tool calls.
+func script(a agentSpec, cwd string) []modelapi.Step {
+	return a.steps(cwd)[:toolCalls]
 }
 
 type result struct {
@@ -308,7 +369,7 @@ func run(work, exe string, a agentSpec, ar arm, surfaceEnv []string, round int) 
 			return result{}, err
 		}
 	}
-	api := &modelapi.Server{Wire: a.wire, Script: modelapi.Script{Steps: a.steps(cwd), Answer: "All three steps are done: I ran a command, wrote notes.txt and read it back."}}
+	api := &modelapi.Server{Wire: a.wire, Script: modelapi.Script{Steps: script(a, cwd), Answer: "All three steps are done: I ran a command, wrote notes.txt and read it back."}}
 	url, err := api.Start()
 	if err != nil {
 		return result{}, err
@@ -367,7 +428,7 @@ func run(work, exe string, a agentSpec, ar arm, surfaceEnv []string, round int) 
 	if err != nil {
 		return result{}, fmt.Errorf("%v: %s", err, clip(output.String()))
 	}
-	if _, scripted, n := api.Served(); n != len(a.steps(cwd))+1 || scripted.Output == 0 {
+	if _, scripted, n := api.Served(); n != len(script(a, cwd))+1 || scripted.Output == 0 {
 		return result{}, fmt.Errorf("the session did not follow the script (%d responses): %s", n, clip(output.String()))
 	}
 	res := result{Agent: a.name, Arm: ar.label, Round: round + 1, Ms: ms(took),
@@ -518,7 +579,11 @@ func report(w io.Writer, results []result, arms []arm) {
 			}
 			hooks := 0
 			for a := range real {
-				fmt.Fprintf(w, " %+.0f |", median(by[[2]string{n, a.label}])-floor)
+				if len(by[[2]string{n, "true"}]) == 0 {
+					fmt.Fprintf(w, " |") // no arm of /bin/true for the five (-five=false)
+				} else {
+					fmt.Fprintf(w, " %+.0f |", median(by[[2]string{n, a.label}])-floor)
+				}
 				for _, r := range results {
 					if r.Agent == n && r.Arm == a.label {
 						hooks = len(r.Hooks)

@@ -1,0 +1,209 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// An invocationCase is one command run for one event, outside any agent.
+type invocationCase struct {
+	label string // binary, event
+	args  []string
+	stdin []byte
+}
+
+// invocationRun is one spawn of a case, to its exit.
+type invocationRun struct {
+	Case     string
+	Ms, CPU  float64
+	Faults   float64 // minor page faults: the binary's pages mapped in, its heap touched
+	Failed   bool
+	ExitCode int
+}
+
+// floorGo and floorTrue label the floors: an empty static Go binary (the
+// issue's: what any Go hook costs at least) and /bin/true.
+const (
+	floorGo   = "empty static Go binary"
+	floorTrue = "/bin/true"
+)
+
+// invocationEvents are the events each binary is timed on: the recorded
+// payloads of Claude Code's PreToolUse and Stop (with its transcript) and
+// Gemini CLI's BeforeTool.
+func invocationEvents(work string) []struct {
+	name, agent string
+	payload     []byte
+} {
+	transcript := filepath.Join(work, "inv", "transcript.jsonl")
+	b, err := os.ReadFile("testdata/transcripts/claude-2.1.328/transcript.jsonl")
+	check(err)
+	check(writeFile(transcript, string(b)))
+	read := func(path string) []byte {
+		b, err := os.ReadFile(path)
+		check(err)
+		return b
+	}
+	stop := strings.Replace(string(read("testdata/agents/claude-2.1.328/14-Stop.json")),
+		"/home/user/.claude/projects/-home-user-proj/38409ea5-1256-486a-b05a-2edfa4b9fc61.jsonl", transcript, 1)
+	return []struct {
+		name, agent string
+		payload     []byte
+	}{
+		{"Claude Code PreToolUse", "", read("testdata/agents/claude-2.1.328/04-PreToolUse.json")},
+		{"Claude Code Stop", "", []byte(stop)},
+		{"Gemini CLI BeforeTool", "gemini", read("testdata/agents/gemini-0.61.0/08-BeforeTool.json")},
+	}
+}
+
+// invocationCases are the floors, then hookwire serving the five surfaces
+// and each binary alone, on each event.
+func invocationCases(work, dir string) []invocationCase {
+	empty := filepath.Join(work, "inv", "empty")
+	check(buildEmptyGo(empty))
+	cases := []invocationCase{{label: floorGo, args: []string{empty}}, {label: floorTrue, args: []string{"/bin/true"}}}
+	for _, ev := range invocationEvents(work) {
+		agentArgs := []string{}
+		if ev.agent != "" {
+			agentArgs = []string{"--agent", ev.agent}
+		}
+		hw := append([]string{filepath.Join(dir, "hookwire"), "--surfaces", strings.Join(binaries, ",")}, agentArgs...)
+		cases = append(cases, invocationCase{label: "hookwire (five surfaces), " + ev.name, args: hw, stdin: ev.payload})
+		for _, b := range binaries {
+			cases = append(cases, invocationCase{label: b + ", " + ev.name, args: append([]string{filepath.Join(dir, b)}, agentArgs...), stdin: ev.payload})
+		}
+	}
+	return cases
+}
+
+// buildEmptyGo builds `func main() {}` as the binaries are built: static,
+// trimmed, stripped.
+func buildEmptyGo(out string) error {
+	src := filepath.Join(filepath.Dir(out), "emptysrc")
+	if err := writeFile(filepath.Join(src, "go.mod"), "module empty\n\ngo 1.22\n"); err != nil {
+		return err
+	}
+	if err := writeFile(filepath.Join(src, "main.go"), "package main\n\nfunc main() {}\n"); err != nil {
+		return err
+	}
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", out, ".")
+	cmd.Dir, cmd.Env = src, append(os.Environ(), "CGO_ENABLED=0", "GOWORK=off", "GOFLAGS=")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("building the empty Go binary: %v: %s", err, b)
+	}
+	return nil
+}
+
+// timeInvocations runs every case once per round, in an order that rotates
+// from round to round, each with its payload on a pipe the agent closed, in
+// a home of its own with every surface up (state warm after the first
+// round, as in a session).
+func timeInvocations(work, dir string, surfaceEnv []string, rounds int) []invocationRun {
+	cases := invocationCases(work, dir)
+	caseOrder = nil
+	for _, c := range cases {
+		caseOrder = append(caseOrder, c.label)
+	}
+	home := filepath.Join(work, "inv", "home")
+	for _, d := range []string{home, filepath.Join(home, "run"), filepath.Join(home, "tmp")} {
+		check(os.MkdirAll(d, 0o700))
+	}
+	check(writeFile(filepath.Join(home, "tmp", "claude_coral_"+coralUUID+".log"), ""))
+	env := append([]string{"HOME=" + home, "XDG_RUNTIME_DIR=" + filepath.Join(home, "run"), "TMPDIR=" + filepath.Join(home, "tmp"),
+		"PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"}, surfaceEnv...)
+	var out []invocationRun
+	for r := range rounds + 1 {
+		for i := range cases {
+			c := cases[(i+r)%len(cases)]
+			run := spawn(c, env)
+			if r > 0 { // the first round warms the state and the page cache
+				out = append(out, run)
+			}
+		}
+		if r%50 == 0 {
+			fmt.Fprintf(os.Stderr, "invocations: round %d of %d\n", r, rounds)
+		}
+	}
+	return out
+}
+
+// spawn runs one case, spawn to exit.
+func spawn(c invocationCase, env []string) invocationRun {
+	cmd := exec.Command(c.args[0], c.args[1:]...)
+	cmd.Env, cmd.Stdout, cmd.Stderr = env, io.Discard, io.Discard
+	if c.stdin != nil {
+		r, w, err := os.Pipe()
+		check(err)
+		_, err = w.Write(c.stdin) // under the pipe's buffer: the payload is there, the pipe closed
+		check(err)
+		w.Close()
+		defer r.Close()
+		cmd.Stdin = r
+	}
+	start := time.Now()
+	err := cmd.Run()
+	took := time.Since(start)
+	run := invocationRun{Case: c.label, Ms: ms(took)}
+	if cmd.ProcessState != nil {
+		run.CPU = ms(cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime())
+		run.ExitCode = cmd.ProcessState.ExitCode()
+		run.Faults = minorFaults(cmd.ProcessState)
+	}
+	run.Failed = err != nil
+	return run
+}
+
+// reportInvocations prints every case's p50/p95, wall and CPU, and its
+// p95 over the empty Go binary's.
+func reportInvocations(w io.Writer, runs []invocationRun) {
+	by, order := byCase(runs)
+	floor := pct(by[floorGo], 0.95)
+	fmt.Fprintf(w, "\nOne invocation, spawn to exit (ms), %d rounds: p50 / p95, CPU p50, p95 over the empty Go binary's\n\n", len(by[floorGo]))
+	fmt.Fprintf(w, "| command, event | wall p50 / p95 | CPU p50 | p95 over %s |\n|---|---:|---:|---:|\n", floorGo)
+	for _, c := range order {
+		v := by[c]
+		fmt.Fprintf(w, "| %s | %.2f / %.2f | %.2f | %+.2f |\n", c, pct(v, 0.5), pct(v, 0.95), pct(cpuOf(runs, c), 0.5), pct(v, 0.95)-floor)
+	}
+	for _, r := range runs {
+		if r.Failed {
+			fmt.Fprintf(w, "\n(%s: exit status %d: a hook must exit 0)\n", r.Case, r.ExitCode)
+			break
+		}
+	}
+}
+
+// caseOrder are the cases' labels in the order they were made.
+var caseOrder []string
+
+func byCase(runs []invocationRun) (map[string][]float64, []string) {
+	by := map[string][]float64{}
+	for _, r := range runs {
+		by[r.Case] = append(by[r.Case], r.Ms)
+	}
+	return by, caseOrder
+}
+
+func cpuOf(runs []invocationRun, c string) []float64 {
+	var v []float64
+	for _, r := range runs {
+		if r.Case == c {
+			v = append(v, r.CPU)
+		}
+	}
+	return v
+}
+
+func faultsOf(runs []invocationRun, c string) []float64 {
+	var v []float64
+	for _, r := range runs {
+		if r.Case == c {
+			v = append(v, r.Faults)
+		}
+	}
+	return v
+}

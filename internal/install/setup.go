@@ -516,6 +516,12 @@ func (c *setupCmd) show(con *hook.Console, p *plan, home string) {
 			path, _ := a.Path("user", home, "", c.binary, con.Getenv)
 			fmt.Fprintf(w, "  %s: unchanged\n", path)
 		}
+		if a.Shape == agent.EventFiles && len(p.changes[a.Name]) > 0 {
+			// One line for the folder, not one per event.
+			dir, _ := a.Path("user", home, "", c.binary, con.Getenv)
+			fmt.Fprintf(w, "  %s: write %d hook files, one per event, each with a line that runs %s\n", dir, len(p.changes[a.Name]), c.binary)
+			continue
+		}
 		for _, ch := range p.changes[a.Name] {
 			verb := "update"
 			switch {

@@ -25,9 +25,10 @@ func Surface() install.Surface {
 // ~/.local/share/trailboss), or its commands are on PATH (the daemon is
 // started by trailboss-start).
 func find(getenv func(string) string) install.Presence {
+	status := DefaultURL + "/status"
 	endpoint, err := Endpoint(getenv, false)
 	if err == nil {
-		status := strings.TrimSuffix(endpoint, EventPath) + "/status"
+		status = strings.TrimSuffix(endpoint, EventPath) + "/status"
 		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 		defer cancel()
 		if reply, err := (httpsend.Request{Method: "GET", URL: status, MaxReply: 4 << 10}).Do(ctx); err == nil && reply.Status == httpsend.StatusOK {
@@ -46,5 +47,5 @@ func find(getenv func(string) string) install.Presence {
 			return install.Presence{Found: true, Why: p}
 		}
 	}
-	return install.Presence{Why: "no daemon at " + text.Redact(DefaultURL) + ", no " + dir + ", no trailboss on PATH"}
+	return install.Presence{Why: "no daemon at " + text.Redact(status) + ", no " + dir + ", no trailboss on PATH"}
 }

@@ -160,7 +160,7 @@ func (a *Agent) found(getenv func(string) string, home string) (bool, string) {
 			break
 		}
 	}
-	if dir := a.dir(getenv, home); dir != "" {
+	if dir := a.Dir(getenv, home); dir != "" {
 		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
 			why = append(why, dir)
 		}
@@ -168,9 +168,9 @@ func (a *Agent) found(getenv func(string) string, home string) (bool, string) {
 	return len(why) > 0, strings.Join(why, ", ")
 }
 
-// dir is the directory of the agent's own that holds its user settings (for
+// Dir is the directory of the agent's own that holds its user settings (for
 // a directory of hooks or plugins, the one that holds that).
-func (a *Agent) dir(getenv func(string) string, home string) string {
+func (a *Agent) Dir(getenv func(string) string, home string) string {
 	p, err := a.Path("user", home, "", "hookwire", getenv)
 	if err != nil {
 		return ""

@@ -399,6 +399,23 @@ func (c *setupCmd) agentChanges(getenv func(string) string, home string, a *Agen
 		}
 	}
 	what := fmt.Sprintf("%d hooks run %s", len(spec.Entries(a, bin)), spec.Binary)
+	if a.RedactsEnv {
+		// Gemini's allowlist step: the variables set here that its
+		// redaction would keep from the hooks are allowed.
+		lost, blocked, secret, _, on := spec.geminiKept(updated, getenv)
+		if on && len(lost) > 0 {
+			if updated, err = geminiAllowing(a, updated, lost); err != nil {
+				return nil, refused(path, a, err)
+			}
+			what += ", and its environment redaction allows " + strings.Join(lost, ", ")
+		}
+		if len(blocked) > 0 {
+			p.notes = append(p.notes, fmt.Sprintf("%s blocks %s (security.environmentVariableRedaction.blocked), which %s reads: unblock them there for its hooks to see them", path, strings.Join(blocked, ", "), spec.Binary))
+		}
+		if len(secret) > 0 {
+			p.notes = append(p.notes, fmt.Sprintf("Gemini CLI strips %s from hooks whatever its settings say: set it in each %s hook's own \"env\" map in %s", strings.Join(secret, ", "), spec.Binary, path))
+		}
+	}
 	if old != nil && !bytes.Equal(old, updated) {
 		if replaced := c.replaced(a, old, p.chosen); len(replaced) > 0 {
 			what += ", in place of " + strings.Join(replaced, ", ")
@@ -419,11 +436,6 @@ func (c *setupCmd) agentChanges(getenv func(string) string, home string, a *Agen
 			p.notes = append(p.notes, fmt.Sprintf(a.TrustStep+" (%s holds their trust in a form setup does not edit)", spec.Binary, config))
 		}
 		add(config, cold, trusted, 0o600, "trust", "trusts "+spec.Binary+"'s hooks, as Codex's /hooks would")
-	}
-	if a.RedactsEnv {
-		for _, f := range spec.geminiRedaction(path, updated, getenv) {
-			p.notes = append(p.notes, f.What+": "+f.Fix)
-		}
 	}
 	return out, nil
 }

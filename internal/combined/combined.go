@@ -44,51 +44,59 @@ Always exits 0 in hook mode; prints nothing but a reply the agent's protocol nee
 		specs[s.Name] = s.Spec
 	}
 	c.Hooks = func(name, agent, event string) bool { return specs[name].Hooks(agent, event) }
-	// spec is what hookwire installs for the surfaces named.
-	spec := func(names []string) install.Spec {
-		var chosen []install.Spec
-		for _, n := range names {
-			if s, ok := specs[n]; ok {
-				chosen = append(chosen, s)
-			}
-		}
-		spec := install.Union("hookwire", []string{"--surfaces", strings.Join(names, ",")}, chosen...)
-		// The surfaces' own binaries' hooks are replaced, not doubled: each
-		// event would otherwise reach the surface twice.
-		spec.Legacy = append(spec.Legacy, names...)
-		for _, s := range chosen {
-			if len(s.Ask) > 0 {
-				// install --approvals: the line that waits for a person
-				// serves only the surface that answers.
-				spec.AskArgs = []string{"--surfaces", s.Binary}
-			}
-		}
-		return spec
-	}
-	c.Commands = func(given []string) []hook.Command {
-		names := given
-		if len(names) == 0 {
-			names = c.Default
-		}
-		var checks []install.Check
-		for _, n := range names {
-			for _, s := range surfaces {
-				if s.Name == n {
-					checks = append(checks, s.Check)
-				}
-			}
-		}
-		cmds := install.Commands(spec(names), checks...)
-		setup, doctor := install.Setup("hookwire", surfaces, spec, given)
-		if given == nil {
-			// doctor with no --surfaces: every pair setup wired.
-			for i := range cmds {
-				if cmds[i].Name == "doctor" {
-					cmds[i] = doctor
-				}
-			}
-		}
-		return append(cmds, setup)
-	}
+	c.Commands = func(given []string) []hook.Command { return commands(surfaces, c.Default, given) }
 	return c
+}
+
+// unionSpec is what hookwire installs for the surfaces named.
+func unionSpec(surfaces []install.Surface, names []string) install.Spec {
+	var chosen []install.Spec
+	for _, n := range names {
+		for _, s := range surfaces {
+			if s.Name == n {
+				chosen = append(chosen, s.Spec)
+			}
+		}
+	}
+	spec := install.Union("hookwire", []string{"--surfaces", strings.Join(names, ",")}, chosen...)
+	// The surfaces' own binaries' hooks are replaced, not doubled: each
+	// event would otherwise reach the surface twice.
+	spec.Legacy = append(spec.Legacy, names...)
+	for _, s := range chosen {
+		if len(s.Ask) > 0 {
+			// install --approvals: the line that waits for a person
+			// serves only the surface that answers.
+			spec.AskArgs = []string{"--surfaces", s.Binary}
+		}
+	}
+	return spec
+}
+
+// commands are hookwire's commands for a person, for the surfaces given
+// by --surfaces (nil: none given, and install and its kin serve them all;
+// doctor is then every pair setup wired).
+func commands(surfaces []install.Surface, all, given []string) []hook.Command {
+	names := given
+	if len(names) == 0 {
+		names = all
+	}
+	var checks []install.Check
+	for _, n := range names {
+		for _, s := range surfaces {
+			if s.Name == n {
+				checks = append(checks, s.Check)
+			}
+		}
+	}
+	cmds := install.Commands(unionSpec(surfaces, names), checks...)
+	spec := func(names []string) install.Spec { return unionSpec(surfaces, names) }
+	setup, doctor := install.Setup("hookwire", surfaces, spec, given)
+	if given == nil {
+		for i := range cmds {
+			if cmds[i].Name == "doctor" {
+				cmds[i] = doctor
+			}
+		}
+	}
+	return append(cmds, setup)
 }

@@ -370,7 +370,7 @@ func (c *setupCmd) agentChanges(getenv func(string) string, home string, a *Agen
 		if err != nil {
 			return nil, err
 		}
-		add(path, old, updated, 0o644, "hooks", fmt.Sprintf("%d hooks, each for every surface chosen", len(spec.Entries(a, bin))))
+		add(path, old, updated, 0o600, "hooks", fmt.Sprintf("%d hooks, each for every surface chosen", len(spec.Entries(a, bin))))
 		// Each surface's own file would have the agent run it too.
 		for _, name := range p.chosen {
 			own := filepath.Join(filepath.Dir(path), a.FileName(name))

@@ -611,6 +611,7 @@ func (c *setupCmd) apply(con *hook.Console, p *plan, statePath string) error {
 	fmt.Fprintln(con.Out)
 	for _, ch := range all {
 		if err := writeChange(ch); err != nil {
+			st.save(statePath) // what was written, for --undo
 			return fmt.Errorf("%s: %w (the files before it are written; setup --undo gives them back)", ch.path, err)
 		}
 		st.kept(ch.path).Written = digest(ch.new)

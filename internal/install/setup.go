@@ -31,8 +31,8 @@ import (
 // it replaces); chosen are the surfaces --surfaces named (nil: none).
 func Setup(binary string, surfaces []Surface, spec func(names []string) Spec, chosen []string) (setup, doctor hook.Command) {
 	s := setupData{binary: binary, surfaces: surfaces, spec: spec, chosen: chosen}
-	return hook.Command{Name: "setup", Help: "Find your agents and surfaces, and wire each agent to every surface, one " + binary + " hook per event.", CLI: &setupCmd{setupData: s}},
-		hook.Command{Name: "doctor", Help: "Check every agent × surface pair setup wired, and say what to do for each that stays silent.", CLI: &wiredDoctorCmd{setupData: s}}
+	return hook.Command{Name: "setup", Help: "Find your agents and the surfaces here (--surfaces LIST picks them instead), show the plan, and wire each agent to every surface: one " + binary + " hook per event. --undo takes it all back.", CLI: &setupCmd{setupData: s}},
+		hook.Command{Name: "doctor", Help: "Check every agent × surface pair setup wired, and say what to do for each that stays silent (with --surfaces LIST: those surfaces' own checks, for what install wrote).", CLI: &wiredDoctorCmd{setupData: s}}
 }
 
 type setupData struct {

@@ -127,6 +127,17 @@ func TestScript(t *testing.T) {
 				env.Setenv(k, "")
 			}
 			env.Setenv("CORAL_URL", "http://127.0.0.1:9")
+			// Nor where the developer's agents keep their settings (each
+			// agent's config home variable), nor setup's state, nor where
+			// setup looks for Trail Boss, Coral and noctalia's plugins.
+			for _, d := range agent.Installable() {
+				if d.Settings.HomeVar != "" {
+					env.Setenv(d.Settings.HomeVar, "")
+				}
+			}
+			for _, k := range []string{"XDG_STATE_HOME", "XDG_DATA_HOME", "TRAILBOSS_DATA_DIR", "CORAL_DATA_DIR", "CORAL_DIR"} {
+				env.Setenv(k, "")
+			}
 			// PATH holds the suite and nothing else, so that a real noctalia
 			// on a developer's machine never answers a test; fake-noctalia
 			// adds the fake. $BIN lets a script rebuild PATH.

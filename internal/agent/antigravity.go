@@ -60,6 +60,9 @@ var antigravity = &Dialect{
 		User: []string{".gemini", "config", "hooks.json"}, Project: []string{".agents", "hooks.json"},
 		Strict: true, Shape: Named, Unit: time.Second, Positional: true,
 		Matched: []string{"PreToolUse", "PostToolUse"},
+
+		// Its commands: one on PATH tells hookwire setup it is installed.
+		Commands: []string{"agy", "antigravity"},
 	},
 	Reply: func(name string, _ Reply) string {
 		if name == "PreToolUse" {

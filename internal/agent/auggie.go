@@ -66,6 +66,9 @@ var auggie = &Dialect{
 		Strict: true, Shape: Nested, Unit: time.Millisecond,
 		Matched: []string{"PreToolUse", "PostToolUse"}, MatchAll: ".*",
 		Metadata: map[string]map[string]bool{"Stop": {"includeConversationData": true}},
+
+		// Its commands: one on PATH tells hookwire setup it is installed.
+		Commands: []string{"auggie"},
 	},
 	// PreToolUse reads Claude Code's answer (permissionDecision allow, deny
 	// or ask); it fires for every tool, so no card is held for it.

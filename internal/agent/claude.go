@@ -182,4 +182,7 @@ var claudeSettings = &Settings{
 	// SessionEnd hooks get 1.5 s unless a timeout raises it: keep it.
 	WithoutTimeout: []string{"SessionEnd"},
 	Unflagged:      true, StatusLine: true,
+
+	// Its commands: one on PATH tells hookwire setup it is installed.
+	Commands: []string{"claude"},
 }

@@ -101,6 +101,9 @@ var clineSettings = &Settings{
 	User: []string{".cline", "hooks"}, Project: []string{".clinerules", "hooks"},
 	HomeVar: "CLINE_DIR", HomeRel: []string{"hooks"},
 	Shape: EventFiles, Unit: time.Second, Positional: true,
+
+	// Its commands: one on PATH tells hookwire setup it is installed.
+	Commands: []string{"cline"},
 }
 
 func refineCline(ev *Event, p gjson.Result) {

@@ -159,4 +159,7 @@ var codexSettings = &Settings{
 	// Codex clamps these to 3 s, and warns about every entry above it
 	// on every session start.
 	MaxTimeout: map[string]time.Duration{"SessionEnd": 3 * time.Second, "Interrupt": 3 * time.Second},
+
+	// Its commands: one on PATH tells hookwire setup it is installed.
+	Commands: []string{"codex"},
 }

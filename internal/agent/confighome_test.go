@@ -39,3 +39,13 @@ func TestConfigHome(t *testing.T) {
 		t.Errorf("Claude Code's default home = %s", got)
 	}
 }
+
+// TestCommands: hookwire setup finds an agent by its command on PATH, so
+// every agent install writes hooks for names at least one.
+func TestCommands(t *testing.T) {
+	for _, d := range Installable() {
+		if len(d.Settings.Commands) == 0 {
+			t.Errorf("%s: Settings.Commands is empty: setup would find it only by its settings directory", d.Agent)
+		}
+	}
+}

@@ -186,4 +186,7 @@ var copilotSettings = &Settings{
 	User: []string{".copilot", "hooks"}, Project: []string{".github", "hooks"},
 	HomeVar: "COPILOT_HOME", HomeRel: []string{"hooks"},
 	Strict: true, Shape: File, Unit: time.Second, Positional: true,
+
+	// Its commands: one on PATH tells hookwire setup it is installed.
+	Commands: []string{"copilot"},
 }

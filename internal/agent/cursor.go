@@ -63,6 +63,9 @@ var cursor = &Dialect{
 	Settings: &Settings{
 		User: []string{".cursor", "hooks.json"}, Project: []string{".cursor", "hooks.json"},
 		Strict: true, Shape: Flat, Unit: time.Second,
+
+		// Its commands: one on PATH tells hookwire setup it is installed.
+		Commands: []string{"cursor-agent", "cursor"},
 	},
 }
 

@@ -132,6 +132,9 @@ type Paths struct {
 
 // Settings is where and how an agent keeps its hooks: install's data.
 type Settings struct {
+	// Commands are the agent's commands, the first its usual one: one of
+	// them on PATH tells hookwire setup that the agent is installed.
+	Commands []string
 	// User and Project are the settings file (for Shapes File, PluginFile
 	// and EventFiles: the directory), from the home directory and from the project's root.
 	User, Project []string

@@ -79,6 +79,9 @@ var droid = &Dialect{
 		HomeVar: "FACTORY_HOME_OVERRIDE", HomeRel: []string{".factory", "hooks.json"},
 		Strict: true, Shape: TopLevel, Unit: time.Second,
 		Matched: []string{"PreToolUse", "PostToolUse"},
+
+		// Its commands: one on PATH tells hookwire setup it is installed.
+		Commands: []string{"droid"},
 	},
 	Reply: droidReply,
 }

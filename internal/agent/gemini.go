@@ -72,6 +72,9 @@ var gemini = &Dialect{
 		HomeVar: "GEMINI_CLI_HOME", HomeRel: []string{".gemini", "settings.json"},
 		Shape: Nested, Unit: time.Millisecond, RedactsEnv: true,
 		Matched: []string{"BeforeTool", "AfterTool"},
+
+		// Its commands: one on PATH tells hookwire setup it is installed.
+		Commands: []string{"gemini"},
 	},
 	// Gemini CLI reads a JSON object after every hook, and warns without one.
 	Reply: func(string, Reply) string { return "{}" },

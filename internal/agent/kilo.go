@@ -30,6 +30,9 @@ var kilo = func() *Dialect {
 		HomeVar: "XDG_CONFIG_HOME", HomeRel: []string{"kilo", "plugins"},
 		Shape: PluginFile, Unit: time.Millisecond,
 		Plugin: opencode.Settings.Plugin,
+
+		// Its commands: one on PATH tells hookwire setup it is installed.
+		Commands: []string{"kilo", "kilocode"},
 	}
 	return &d
 }()

@@ -92,6 +92,9 @@ var kimiSettings = &Settings{
 	User:    []string{".kimi-code", "config.toml"},
 	HomeVar: "KIMI_CODE_HOME", HomeRel: []string{"config.toml"},
 	Strict: true, Shape: Tables, Unit: time.Second,
+
+	// Its commands: one on PATH tells hookwire setup it is installed.
+	Commands: []string{"kimi"},
 }
 
 func refineKimi(ev *Event, p gjson.Result) {

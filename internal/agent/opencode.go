@@ -84,6 +84,9 @@ var opencode = &Dialect{
 		HomeVar: "XDG_CONFIG_HOME", HomeRel: []string{"opencode", "plugins"},
 		Shape: PluginFile, Unit: time.Millisecond,
 		Plugin: &Plugin{Ext: ".js", Source: opencodePluginSource},
+
+		// Its commands: one on PATH tells hookwire setup it is installed.
+		Commands: []string{"opencode"},
 	},
 }
 

@@ -70,6 +70,9 @@ var pi = &Dialect{
 		HomeVar: "PI_CODING_AGENT_DIR", HomeRel: []string{"extensions"},
 		Shape: PluginFile, Unit: time.Millisecond,
 		Plugin: &Plugin{Ext: ".js", Source: piExtensionSource},
+
+		// Its commands: one on PATH tells hookwire setup it is installed.
+		Commands: []string{"pi"},
 	},
 }
 

@@ -76,6 +76,9 @@ var qwen = &Dialect{
 		// of at least a second mean the same to both.
 		Shape: Nested, Unit: time.Millisecond,
 		Matched: []string{"PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure"},
+
+		// Its commands: one on PATH tells hookwire setup it is installed.
+		Commands: []string{"qwen"},
 	},
 	// Claude Code's replies: hookSpecificOutput with PermissionRequest's
 	// decision.behavior (Qwen reads no updatedPermissions; it sends no

@@ -17,29 +17,12 @@ import (
 	"github.com/hookwire/hookwire/internal/vpet"
 )
 
-type surface struct {
-	bin   hook.Binary
-	spec  install.Spec
-	check install.Check
-}
-
 // Hookwire is the hookwire binary: every surface, served from one process.
 func Hookwire() hook.Combined {
-	var surfaces []surface
-	add := func(b hook.Binary, spec install.Spec, check install.Check) {
-		surfaces = append(surfaces, surface{b, spec, check})
-	}
 	// nb-hook first: the one surface whose reply decides (Coucou's approvals).
-	spec, check := coucou.Surface()
-	add(coucou.Relay(), spec, check)
-	spec, check = pulse.ClaudeSurface()
-	add(pulse.Claude(), spec, check)
-	spec, check = trailboss.Surface()
-	add(trailboss.Hook(), spec, check)
-	spec, check = vpet.Surface()
-	add(vpet.Notify(), spec, check)
-	spec, check = coral.Surface()
-	add(coral.Pulse(), spec, check)
+	surfaces := []install.Surface{coucou.Surface(), pulse.ClaudeSurface(), trailboss.Surface(), vpet.Surface(), coral.Surface()}
+	bins := map[string]func() hook.Binary{"nb-hook": coucou.Relay, "pulse-claude": pulse.Claude,
+		"trailboss-hook": trailboss.Hook, "vpet-notify": vpet.Notify, "coral-pulse": coral.Pulse}
 
 	c := hook.Combined{
 		Name: "hookwire",
@@ -61,28 +44,66 @@ Always exits 0 in hook mode; prints nothing but a reply the agent's protocol nee
 	}
 	specs := map[string]install.Spec{}
 	for _, s := range surfaces {
-		c.Surfaces = append(c.Surfaces, s.bin)
-		c.Default = append(c.Default, s.bin.Name)
-		specs[s.bin.Name] = s.spec
+		c.Surfaces = append(c.Surfaces, bins[s.Name]())
+		c.Default = append(c.Default, s.Name)
+		specs[s.Name] = s.Spec
 	}
 	c.Hooks = func(name, agent, event string) bool { return specs[name].Hooks(agent, event) }
 	// Not a hook: shows other machines' agents on this desktop (remote.go).
 	c.Direct = map[string]func([]string, *os.File, io.Writer, io.Writer) int{"remote": Remote}
-	c.Commands = func(names []string) []hook.Command {
-		var chosen []install.Spec
-		var checks []install.Check
-		for _, n := range names {
-			for _, s := range surfaces {
-				if s.bin.Name == n {
-					chosen, checks = append(chosen, s.spec), append(checks, s.check)
-				}
+	c.Commands = func(given []string) []hook.Command { return commands(surfaces, c.Default, given) }
+	return c
+}
+
+// unionSpec is what hookwire installs for the surfaces named.
+func unionSpec(surfaces []install.Surface, names []string) install.Spec {
+	var chosen []install.Spec
+	for _, n := range names {
+		for _, s := range surfaces {
+			if s.Name == n {
+				chosen = append(chosen, s.Spec)
 			}
 		}
-		spec := install.Union("hookwire", []string{"--surfaces", strings.Join(names, ",")}, chosen...)
-		// The surfaces' own binaries' hooks are replaced, not doubled: each
-		// event would otherwise reach the surface twice.
-		spec.Legacy = append(spec.Legacy, names...)
-		return append(install.Commands(spec, checks...), relayCommand(surfaces))
 	}
-	return c
+	spec := install.Union("hookwire", []string{"--surfaces", strings.Join(names, ",")}, chosen...)
+	// The surfaces' own binaries' hooks are replaced, not doubled: each
+	// event would otherwise reach the surface twice.
+	spec.Legacy = append(spec.Legacy, names...)
+	for _, s := range chosen {
+		if len(s.Ask) > 0 {
+			// install --approvals: the line that waits for a person
+			// serves only the surface that answers.
+			spec.AskArgs = []string{"--surfaces", s.Binary}
+		}
+	}
+	return spec
+}
+
+// commands are hookwire's commands for a person, for the surfaces given
+// by --surfaces (nil: none given, and install and its kin serve them all;
+// doctor is then every pair setup wired).
+func commands(surfaces []install.Surface, all, given []string) []hook.Command {
+	names := given
+	if len(names) == 0 {
+		names = all
+	}
+	var checks []install.Check
+	for _, n := range names {
+		for _, s := range surfaces {
+			if s.Name == n {
+				checks = append(checks, s.Check)
+			}
+		}
+	}
+	cmds := install.Commands(unionSpec(surfaces, names), checks...)
+	spec := func(names []string) install.Spec { return unionSpec(surfaces, names) }
+	setup, doctor := install.Setup("hookwire", surfaces, spec, given)
+	if given == nil {
+		for i := range cmds {
+			if cmds[i].Name == "doctor" {
+				cmds[i] = doctor
+			}
+		}
+	}
+	return append(cmds, setup, relayCommand(surfaces))
 }

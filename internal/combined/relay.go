@@ -25,16 +25,16 @@ type relayCmd struct {
 
 // relayCommand is the command, with the specs whose hooks --doctor looks
 // for: hookwire's and each crossing surface's own binary's.
-func relayCommand(surfaces []surface) hook.Command {
+func relayCommand(surfaces []install.Surface) hook.Command {
 	var names []string
 	var all []install.Spec
 	for _, s := range surfaces {
-		names, all = append(names, s.bin.Name), append(all, s.spec)
+		names, all = append(names, s.Name), append(all, s.Spec)
 	}
 	specs := []install.Spec{install.Union("hookwire", []string{"--surfaces", strings.Join(names, ",")}, all...)}
 	for _, s := range surfaces {
-		if slices.Contains([]string{"nb-hook", "pulse-claude", "vpet-notify"}, s.bin.Name) {
-			specs = append(specs, s.spec)
+		if slices.Contains([]string{"nb-hook", "pulse-claude", "vpet-notify"}, s.Name) {
+			specs = append(specs, s.Spec)
 		}
 	}
 	return hook.Command{Name: "relay", CLI: &relayCmd{specs: specs},

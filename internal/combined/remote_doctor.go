@@ -53,9 +53,9 @@ func (c *remoteDoctor) Run(r *remoteRun) error {
 		name  string
 		check install.Check
 	}{
-		{"noctalia Pulse", func() install.Check { _, c := pulse.ClaudeSurface(); return c }()},
-		{"Coucou", func() install.Check { _, c := coucou.Surface(); return c }()},
-		{"VPet", func() install.Check { _, c := vpet.Surface(); return c }()},
+		{"noctalia Pulse", pulse.ClaudeSurface().Check},
+		{"Coucou", coucou.Surface().Check},
+		{"VPet", vpet.Surface().Check},
 	} {
 		for _, f := range s.check(os.Getenv) {
 			f.What = s.name + ": " + f.What

@@ -18,12 +18,14 @@ import (
 // lists, in kinds (each agent's names for them are its dialect's).
 // Approvals get 120 s, above the relay's 118 s wait. No Review: it asks the
 // hooks about every tool the agent may run, and a card left unanswered
-// would hold each up to 118 s (--approvals, installed by hand, shows them).
+// would hold each up to 118 s (install --approvals adds them).
 var hooks = install.Spec{
 	Binary:    "nb-hook",
 	Timeout:   10 * time.Second,
 	Approval:  120 * time.Second,
 	Approvals: []agent.Kind{agent.Permission},
+	// install --approvals: Copilot CLI's permissionRequest, as cards.
+	Ask: []agent.Kind{agent.Review}, AskFlag: "--approvals",
 	Kinds: []agent.Kind{
 		agent.SessionStart, agent.Prompt, agent.ToolStart, agent.ToolEnd, agent.Permission, agent.Attention, agent.SubagentStart, agent.SubagentStop, agent.TurnEnd, agent.Error, agent.Interrupted, agent.SessionEnd,
 	},

@@ -37,7 +37,7 @@ type Combined struct {
 	// Default are the surfaces served when --surfaces names none.
 	Default []string
 	// Commands are its commands for a person (install, doctor, …), for
-	// the surfaces chosen.
+	// the surfaces --surfaces chose (nil when it named none).
 	Commands func(surfaces []string) []Command
 	// Hooks reports whether a surface is installed on an agent's event
 	// (its own name, as the agent sends it): the combined hook runs on the
@@ -94,7 +94,8 @@ func RunCombined(c Combined, args []string, stdin *os.File, stdout, stderr io.Wr
 		return c.Direct[args[0]](args[1:], stdin, stdout, stderr)
 	}
 	growStack()
-	names, rest := surfacesFlag(args)
+	given, rest := surfacesFlag(args)
+	names := given
 	if len(names) == 0 {
 		names = c.Default
 	}
@@ -120,7 +121,7 @@ func RunCombined(c Combined, args []string, stdin *os.File, stdout, stderr io.Wr
 	}
 	self := Binary{Name: c.Name, Help: c.Help, CLI: &combinedCLI{}, NoWrap: true}
 	if c.Commands != nil {
-		self.Commands = c.Commands(names)
+		self.Commands = c.Commands(given) // nil: --surfaces named none
 	}
 	if helpWanted(rest) || slices.ContainsFunc(self.Commands, func(cmd Command) bool { return slices.Contains(rest, cmd.Name) }) ||
 		slices.Contains(rest, "--version") {

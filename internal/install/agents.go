@@ -93,6 +93,17 @@ type Spec struct {
 	// Args go after the binary's path in every hook line (a combined
 	// binary's --surfaces).
 	Args []string
+	// Ask are kinds of event hooked only when install is asked for them
+	// (--approvals): an agent that asks its hooks about every tool it may
+	// run (Copilot CLI's permissionRequest), each hook held until a person
+	// answers. Their lines carry AskFlag after --agent, and AskArgs in
+	// place of Args (a combined binary's --surfaces: only the surface that
+	// answers); their timeout is Approval.
+	Ask     []agent.Kind
+	AskFlag string
+	AskArgs []string
+	// Asking: the hooks of Ask are wanted (install --approvals).
+	Asking bool
 }
 
 // Entry is one hook: the agent's event, the command line, its timeout.
@@ -139,6 +150,34 @@ func (s Spec) Entries(a *Agent, path string) []Entry {
 			e.Timeout = m
 		}
 		out = append(out, e)
+	}
+	if s.Asking {
+		for _, ev := range s.AskEvents(a) {
+			args := append([]string{quote(path)}, s.Args...)
+			if s.AskArgs != nil {
+				args = append([]string{quote(path)}, s.AskArgs...)
+			}
+			if !a.Unflagged {
+				args = append(args, "--agent", a.Name)
+			}
+			args = append(args, s.AskFlag)
+			if a.Positional {
+				args = append(args, ev)
+			}
+			out = append(out, Entry{Event: ev, Command: strings.Join(args, " "), Timeout: s.Approval, Matched: slices.Contains(a.Matched, ev)})
+		}
+	}
+	return out
+}
+
+// AskEvents are the agent's events of the Ask kinds that are not hooked
+// already: what --approvals adds.
+func (s Spec) AskEvents(a *Agent) []string {
+	var out []string
+	for _, ev := range a.dialect.HookNames(s.Ask) {
+		if !slices.Contains(s.Events(a), ev) {
+			out = append(out, ev)
+		}
 	}
 	return out
 }

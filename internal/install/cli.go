@@ -120,12 +120,33 @@ type installCmd struct {
 	where
 	Path       string `placeholder:"PATH" help:"The path of the binary the hooks run (default: this one)."`
 	StatusLine bool   `name:"statusline" help:"Claude Code: also make this binary the status line, chaining the one there was (nb-hook: the plan-usage pill)."`
+	Approvals  bool   `help:"Copilot CLI: also hook permissionRequest, which it fires for every tool that is not read-only, and show each as an approval card (nb-hook; without it, install takes that hook out)."`
 	spec       Spec
+}
+
+// asking is spec with the hooks of its Ask kinds, when --approvals asks
+// for them; an agent without such events, or a binary that asks nothing,
+// is refused rather than silently given none.
+func asking(spec Spec, a *Agent, approvals bool) (Spec, error) {
+	if !approvals {
+		return spec, nil
+	}
+	switch {
+	case len(spec.Ask) == 0:
+		return spec, fmt.Errorf("--approvals: %s shows no approval cards (nb-hook does)", spec.Binary)
+	case len(spec.AskEvents(a)) == 0:
+		return spec, fmt.Errorf("--approvals: %s asks a person through the hooks %s installs already; only Copilot CLI needs it", a.Title(), spec.Binary)
+	}
+	spec.Asking = true
+	return spec, nil
 }
 
 func (c *installCmd) Run(con *hook.Console) error {
 	a, settings, err := c.resolve(c.spec, con.Getenv)
 	if err != nil {
+		return err
+	}
+	if c.spec, err = asking(c.spec, a, c.Approvals); err != nil {
 		return err
 	}
 	bin := c.Path
@@ -145,7 +166,7 @@ func (c *installCmd) Run(con *hook.Console) error {
 	if err != nil {
 		return refused(settings, a, err)
 	}
-	n := len(c.spec.Events(a))
+	n := len(c.spec.Entries(a, bin))
 	done := fmt.Sprintf("%s: %d %s hooks run %s", settings, n, a.Name, bin)
 	if c.StatusLine {
 		switch {
@@ -209,15 +230,20 @@ func (c *uninstallCmd) Run(con *hook.Console) error {
 }
 
 type snippetCmd struct {
-	Agent string `required:"" enum:"${agents}" help:"The agent: ${enum}."`
-	Path  string `placeholder:"PATH" help:"The path of the binary the hooks run (default: this one)."`
-	spec  Spec
+	Agent     string `required:"" enum:"${agents}" help:"The agent: ${enum}."`
+	Path      string `placeholder:"PATH" help:"The path of the binary the hooks run (default: this one)."`
+	Approvals bool   `help:"Copilot CLI: also hook permissionRequest, as install --approvals does."`
+	spec      Spec
 }
 
 func (c *snippetCmd) Run(con *hook.Console) error {
 	a := Agents[c.Agent]
 	if len(c.spec.Events(a)) == 0 {
 		return fmt.Errorf("%s has no hooks for %s%s", c.spec.Binary, a.Name, c.spec.noHooks())
+	}
+	var err error
+	if c.spec, err = asking(c.spec, a, c.Approvals); err != nil {
+		return err
 	}
 	bin := c.Path
 	if bin == "" {

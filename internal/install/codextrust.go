@@ -251,3 +251,91 @@ func (s Spec) codexTrust(hooksPath string, data []byte) []Finding {
 	}
 	return out
 }
+
+// codexTrusted is config.toml (config, nil: none) with every hook of this
+// binary in hooksPath's hooks trusted as it is, as Codex's /hooks writes
+// it: a [hooks.state."KEY"] table with its trusted_hash. A hook the user
+// turned off stays off. manual counts the hooks whose state is in a form
+// this does not edit (inline tables under [hooks.state]): the person
+// trusts those in Codex.
+func (s Spec) codexTrusted(hooksPath string, hooks, config []byte) (out []byte, manual int, err error) {
+	hs, err := s.codexHooks(hooksPath, hooks)
+	if err != nil || len(hs) == 0 {
+		return config, 0, err
+	}
+	want := map[string]string{}
+	for _, h := range hs {
+		want[h.Key] = h.Hash
+	}
+	lines := strings.SplitAfter(string(config), "\n")
+	header := map[string]int{} // a key's table, by line
+	hashAt := map[string]int{} // its trusted_hash line
+	disabled, inline := map[string]bool{}, map[string]bool{}
+	key, inState := "", false
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		switch {
+		case strings.HasPrefix(t, "["):
+			key, inState = "", false
+			if m := stateHeader().FindStringSubmatch(t); m != nil {
+				key = tomlString(m[1])
+				header[key] = i
+			} else if stateTable().MatchString(t) {
+				inState = true
+			}
+		case key != "":
+			if hashField().MatchString(t) {
+				hashAt[key] = i
+			}
+			if enabledOff().MatchString(t) {
+				disabled[key] = true
+			}
+		case inState:
+			if m := inlineState().FindStringSubmatch(t); m != nil {
+				inline[tomlString(m[1])] = true
+			}
+		}
+	}
+	after := map[int]string{}
+	var tail []string
+	for _, k := range slices.Sorted(maps.Keys(want)) {
+		line := "trusted_hash = " + tomlQuote(want[k]) + "\n"
+		at, hashed := hashAt[k]
+		switch i, has := header[k]; {
+		case disabled[k]:
+		case inline[k]:
+			manual++
+		case hashed:
+			l := lines[at]
+			lines[at] = l[:len(l)-len(strings.TrimLeft(l, " \t"))] + line
+		case has:
+			after[i] += line
+		default:
+			tail = append(tail, "[hooks.state."+tomlQuote(k)+"]\n"+line)
+		}
+	}
+	var b strings.Builder
+	for i, l := range lines {
+		b.WriteString(l)
+		if extra, ok := after[i]; ok {
+			if !strings.HasSuffix(l, "\n") {
+				b.WriteByte('\n')
+			}
+			b.WriteString(extra)
+		}
+	}
+	if len(tail) > 0 {
+		switch t := b.String(); {
+		case t == "":
+		case strings.HasSuffix(t, "\n"):
+			b.WriteByte('\n')
+		default:
+			b.WriteString("\n\n")
+		}
+		b.WriteString(strings.Join(tail, "\n"))
+	}
+	if config == nil && b.Len() == 0 {
+		return nil, manual, nil
+	}
+	return []byte(b.String()), manual, nil
+}

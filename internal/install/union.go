@@ -23,6 +23,10 @@ func Union(binary string, args []string, specs ...Spec) Spec {
 		u.Timeout, u.Approval = max(u.Timeout, s.Timeout), max(u.Approval, s.Approval)
 		u.Approvals = union(u.Approvals, s.Approvals)
 		u.Legacy = union(u.Legacy, s.Legacy)
+		u.Ask = union(u.Ask, s.Ask)
+		if u.AskFlag == "" {
+			u.AskFlag = s.AskFlag
+		}
 		for _, v := range s.Env {
 			if !slices.ContainsFunc(u.Env, func(w Var) bool { return w.Name == v.Name }) {
 				u.Env = append(u.Env, v)

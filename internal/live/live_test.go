@@ -25,6 +25,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/tidwall/gjson"
 
+	agentpkg "github.com/hookwire/hookwire/internal/agent"
 	"github.com/hookwire/hookwire/internal/testkit"
 	"github.com/hookwire/hookwire/internal/testkit/modelapi"
 )
@@ -182,6 +183,20 @@ func TestLive(t *testing.T) {
 				"GEMINI_SESSION_ID", "CODEX_HOME", "COPILOT_HOME", "GITHUB_SHA", "CI"} {
 				env.Setenv(k, "")
 			}
+			// Nor where the developer's agents keep their settings, nor
+			// hookwire setup's state (setup scripts find the agents by
+			// these): unset, not empty, since an agent may take an empty
+			// CLAUDE_CONFIG_DIR for a directory.
+			unset := []string{"XDG_STATE_HOME", "XDG_DATA_HOME", "TRAILBOSS_DATA_DIR", "CORAL_DATA_DIR", "CORAL_DIR"}
+			for _, d := range agentpkg.Installable() {
+				if v := d.Settings.HomeVar; v != "" && v != "XDG_CONFIG_HOME" {
+					unset = append(unset, v)
+				}
+			}
+			env.Vars = slices.DeleteFunc(env.Vars, func(kv string) bool {
+				k, _, _ := strings.Cut(kv, "=")
+				return slices.Contains(unset, k)
+			})
 			script := strings.TrimPrefix(filepath.Base(env.WorkDir), "script-")
 			env.Setenv("HOOKWIRE_RECORD_DIR", filepath.Join(payloads, script))
 			home := filepath.Join(env.WorkDir, "home")

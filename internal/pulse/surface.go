@@ -1,7 +1,48 @@
 package pulse
 
-import "github.com/hookwire/hookwire/internal/install"
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
 
-// ClaudeSurface is what pulse-claude installs and what its doctor checks of its
-// target: for a binary that serves several surfaces (cmd/hookwire).
-func ClaudeSurface() (install.Spec, install.Check) { return claudeHooks, noctaliaCheck }
+	"github.com/hookwire/hookwire/internal/install"
+	"github.com/hookwire/hookwire/internal/transport"
+)
+
+// ClaudeSurface is what pulse-claude installs, what its doctor checks of
+// its target, and how hookwire setup finds noctalia's Pulse: for a binary
+// that serves several surfaces (cmd/hookwire).
+func ClaudeSurface() install.Surface {
+	return install.Surface{Name: "pulse-claude", Title: "Pulse", Spec: claudeHooks, Check: noctaliaCheck, Find: find}
+}
+
+// find: Pulse is there when noctalia is on PATH and the claude-companion
+// plugin is installed: in noctalia's plugin directory
+// ($XDG_DATA_HOME/noctalia/plugins, else ~/.local/share/noctalia/plugins),
+// or listed by a running noctalia.
+func find(getenv func(string) string) install.Presence {
+	path, err := exec.LookPath("noctalia")
+	if err != nil {
+		return install.Presence{Why: "noctalia is not on PATH"}
+	}
+	author, _, _ := strings.Cut(Target(getenv), ":") // lowcache/claude-companion
+	plugin := author[strings.LastIndex(author, "/")+1:]
+	data := getenv("XDG_DATA_HOME")
+	if !filepath.IsAbs(data) {
+		data = filepath.Join(getenv("HOME"), ".local", "share")
+	}
+	dir := filepath.Join(data, "noctalia", "plugins", plugin)
+	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+		return install.Presence{Found: true, Why: path + " and its plugin " + dir}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	reply, _ := transport.Command{Argv: []string{"noctalia", "msg", "plugins", "list"}}.Do(ctx)
+	if strings.Contains(string(reply.Body), author) {
+		return install.Presence{Found: true, Why: path + ", which lists the plugin " + author}
+	}
+	return install.Presence{Why: path + " is there, but not the " + plugin + " plugin (not in " + dir + ", not listed by noctalia)"}
+}

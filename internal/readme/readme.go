@@ -61,6 +61,7 @@ var Tables = map[string]func() string{
 	"hooks":    hooksTable,
 	"replies":  repliesTable,
 	"env":      envTable,
+	"setup":    setupTable,
 }
 
 // marks finds a generated table: its name, and what is between its marks.

@@ -37,6 +37,7 @@ var docs = []struct {
 	{"docs/coucou.md", []string{"replies"}},
 	{"docs/settings.md", []string{"settings"}},
 	{"docs/environment.md", []string{"env"}},
+	{"docs/hookwire.md", []string{"setup"}},
 }
 
 // TestREADME fails when a generated table of README.md, ARCHITECTURE.md or

@@ -114,6 +114,23 @@ func settingsTable() string {
 	return t.String()
 }
 
+// setupTable is how hookwire setup finds each agent installed for the user.
+func setupTable() string {
+	t := table{head: []string{"agent", "a command on PATH", "or its settings directory"}}
+	for _, d := range agent.Installable() {
+		var cmds []string
+		for _, c := range d.Settings.Commands {
+			cmds = append(cmds, code(c))
+		}
+		dir := code(filepath.ToSlash(install.Agents[string(d.Agent)].Dir(nil, "~")))
+		if v := d.Settings.HomeVar; v != "" {
+			dir += fmt.Sprintf(" (moved by `$%s`)", v)
+		}
+		t.add(d.Title, strings.Join(cmds, ", "), dir)
+	}
+	return t.String()
+}
+
 func unit(u time.Duration) string {
 	switch u {
 	case time.Second:

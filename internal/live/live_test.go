@@ -144,6 +144,8 @@ func TestLive(t *testing.T) {
 	cmds["pulse-slots"] = cmdPulseSlots
 	cmds["cost-state"] = cmdCostState
 	cmds["tui"] = cmdTUI
+	cmds["remote-env"] = cmdRemoteEnv     // remote_test.go
+	cmds["remote-agent"] = cmdRemoteAgent // remote_test.go
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata",
 		UpdateScripts:       *update,
@@ -215,7 +217,8 @@ var (
 
 // cmdModelAPI: modelapi NAME WIRE SCRIPT [subagent=SCRIPT] [fail=STATUS[xN]] [latency=DURATION]
 // Starts the scripted model API on loopback and exports NAME_URL.
-// SCRIPT is a JSON file ($WORK is expanded in it, for absolute paths).
+// SCRIPT is a JSON file ($WORK is expanded in it, for absolute paths, and
+// a remote test's $RHOME and $RHOME2).
 // With fail, every request gets that HTTP status (an API error); with
 // fail=STATUSxN only the first N do, and the script serves the rest (an
 // agent's retry that goes on). With latency, each request is answered
@@ -226,6 +229,12 @@ func cmdModelAPI(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	load := func(file string) modelapi.Script {
 		b := strings.ReplaceAll(ts.ReadFile(file), "$WORK", ts.Getenv("WORK"))
+		// A remote test's project is in the remote account's HOME.
+		for _, v := range []string{"RHOME2", "RHOME"} {
+			if dir := ts.Getenv(v); dir != "" {
+				b = strings.ReplaceAll(b, "$"+v, dir)
+			}
+		}
 		var sc modelapi.Script
 		if err := json.Unmarshal([]byte(b), &sc); err != nil {
 			ts.Fatalf("%s: %v", file, err)

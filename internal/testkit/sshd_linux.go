@@ -268,17 +268,23 @@ func (s *SSHD) Host(name string) (RemoteHost, bool) {
 	return RemoteHost{}, false
 }
 
-// Home makes a fresh HOME for a remote session: Dir/homes/NAME, owned by
-// the host's account, 0755 (the test reads what the session leaves there).
+// Home makes a fresh HOME for a remote session: Dir/homes/NAME, with a
+// project directory in it (proj, where an agent runs), both owned by the
+// host's account and 0755 (the test reads what the session leaves there).
 func (s *SSHD) Home(host RemoteHost, name string) (string, error) {
 	home := filepath.Join(s.Dir, "homes", name)
-	if err := os.Mkdir(home, 0o755); err != nil {
-		return "", err
+	for _, d := range []string{home, filepath.Join(home, "proj")} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			return "", err
+		}
+		if err := os.Chmod(d, 0o755); err != nil {
+			return "", err
+		}
+		if err := os.Chown(d, host.UID, host.GID); err != nil {
+			return "", err
+		}
 	}
-	if err := os.Chmod(home, 0o755); err != nil {
-		return "", err
-	}
-	return home, os.Chown(home, host.UID, host.GID)
+	return home, nil
 }
 
 // Install puts a program where the remote accounts run it from (RemoteBin,
@@ -426,7 +432,7 @@ var (
 //	sshd start            starts it: PATH gets the ssh wrapper first, and
 //	                      SSHD_DIR, SSH_CONFIG, SSHD_PORT and REMOTE_BIN are set
 //	sshd home VAR HOST    a fresh HOME owned by HOST's account (devbox or
-//	                      devbox2), in $VAR
+//	                      devbox2), with a project directory proj, in $VAR
 //	sshd install FILE [NAME]  FILE into $REMOTE_BIN (as NAME)
 //	sshd down | up        takes the link down (kills the ssh clients, refuses
 //	                      new ones) or brings it back

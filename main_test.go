@@ -79,6 +79,13 @@ func testSeams() {
 	if d, err := time.ParseDuration(os.Getenv("FAKE_WRAP_ELAPSED")); err == nil {
 		hook.Elapsed = func(time.Time) time.Duration { return d }
 	}
+	// FAKE_REMOTE_BACKOFF is hookwire remote's first wait between
+	// connections (a reconnect in a script takes no second), and $BIN/hookwire
+	// the path a service it installs runs.
+	if d, err := time.ParseDuration(os.Getenv("FAKE_REMOTE_BACKOFF")); err == nil {
+		combined.RemoteBackoff = d
+	}
+	combined.Executable = func() (string, error) { return filepath.Join(os.Getenv("BIN"), "hookwire"), nil }
 	if v := os.Getenv("FAKE_PEER_UID"); v != "" {
 		uid, _ := strconv.Atoi(v)
 		transport.PeerUID = func(net.Conn) (int, error) { return uid, nil }

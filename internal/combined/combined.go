@@ -4,6 +4,8 @@
 package combined
 
 import (
+	"io"
+	"os"
 	"strings"
 
 	"github.com/hookwire/hookwire/internal/coral"
@@ -52,6 +54,9 @@ the hooks for the surfaces chosen, on the events any of them needs.
 At most one reply reaches the agent: one that decides (a Coucou approval) wins
 over the neutral {}; between two of a kind, the surface named first.
 
+hookwire remote HOST… shows, on this desktop's surfaces, the agents that run on
+other machines, over your own ssh (hookwire remote --help, docs/remote.md).
+
 Always exits 0 in hook mode; prints nothing but a reply the agent's protocol needs.`,
 	}
 	specs := map[string]install.Spec{}
@@ -61,6 +66,8 @@ Always exits 0 in hook mode; prints nothing but a reply the agent's protocol nee
 		specs[s.bin.Name] = s.spec
 	}
 	c.Hooks = func(name, agent, event string) bool { return specs[name].Hooks(agent, event) }
+	// Not a hook: shows other machines' agents on this desktop (remote.go).
+	c.Direct = map[string]func([]string, *os.File, io.Writer, io.Writer) int{"remote": Remote}
 	c.Commands = func(names []string) []hook.Command {
 		var chosen []install.Spec
 		var checks []install.Check

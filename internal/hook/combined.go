@@ -43,6 +43,10 @@ type Combined struct {
 	// (its own name, as the agent sends it): the combined hook runs on the
 	// union of the surfaces' events, and each surface sees only its own.
 	Hooks func(surface, agentName, event string) bool
+	// Direct are commands that are no hook at all and have their own
+	// grammar (hookwire remote): the first argument names one, the rest are
+	// its arguments; it returns the exit status.
+	Direct map[string]func(args []string, stdin *os.File, stdout, stderr io.Writer) int
 }
 
 // envSurfaces lists, in the finisher of a combined process, the surfaces
@@ -86,6 +90,9 @@ func MainCombined(c Combined) {
 
 // RunCombined runs it and returns its exit status.
 func RunCombined(c Combined, args []string, stdin *os.File, stdout, stderr io.Writer) int {
+	if len(args) > 0 && c.Direct[args[0]] != nil {
+		return c.Direct[args[0]](args[1:], stdin, stdout, stderr)
+	}
 	names, rest := surfacesFlag(args)
 	if len(names) == 0 {
 		names = c.Default

@@ -662,10 +662,14 @@ func (inv *Invocation) Observe(ev agent.Event) {
 	}
 }
 
-// Send delivers r before the deadline, or prints it in a dry run. The error
+// Send delivers r before the deadline, or prints it in a dry run; a request
+// whose surface is on a desktop goes to the relay (handover.go). The error
 // is for the caller's decisions (spool it? print a decision?); it is already
 // in the log.
 func (inv *Invocation) Send(r transport.Request) (transport.Reply, error) {
+	if c, dir, ok := inv.crossing(r); ok {
+		return inv.toRelay(dir, c) // its surface is on the desktop (handover.go)
+	}
 	if inv.dryRun {
 		inv.write([]byte(r.Describe() + "\n"))
 		inv.mu.Lock()

@@ -156,6 +156,11 @@ func (s *Store) ReadOnly() bool { return s.readOnly }
 // Dir is the store's directory.
 func (s *Store) Dir() string { return s.dir }
 
+// SafeDir makes dir (mode 0700) if it is missing, and checks that it is a
+// real directory that we own and nobody else can write, as the state
+// directory is: for other per-user directories (the relay's, internal/remote).
+func SafeDir(dir string) error { return safeDir(dir) }
+
 // safeDir makes dir (mode 0700) if it is missing, and checks that it is a
 // real directory that we own and nobody else can write. A directory of ours
 // that is too open is tightened.

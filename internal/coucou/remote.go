@@ -1,0 +1,140 @@
+package coucou
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"regexp"
+	"runtime"
+	"time"
+
+	"github.com/hookwire/hookwire/internal/remote"
+	"github.com/hookwire/hookwire/internal/transport"
+)
+
+// MaxRemoteBody bounds a line from another machine: the agent's machine
+// caps its payload to it (every string is capped well below already).
+const MaxRemoteBody = 64 << 10
+
+// remoteDropped are the terminal fields that locate a process or a tab on
+// the machine the hook ran on (a pid, a port, a terminal session): here they
+// would name one of this desktop's, or nothing.
+var remoteDropped = []string{"vscode_pid", "session_pid", "iterm_session_id", "term_session_id", "wt_session", "transcript_path", "transcriptPath"}
+
+// eventWord is what a line's hook_event_name may be: a name, never a path.
+var eventWord = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]{0,63}$`)
+
+// Remote is Coucou's side of `hookwire remote`: a line made by nb-hook (or
+// hookwire) on another machine goes to this desktop's Coucou socket, after
+// it is checked (one JSON object, at most MaxRemoteBody, an event name),
+// its session_id is made <host>.<session_id> (two hosts' sessions never
+// share a pill's session) and its cwd ends " on <host>" (the pill the app
+// names after the project folder, cwd's last element, says where it runs).
+// coucou_agent stays only when it is a name the app accepts. An Ask (a
+// permission request, a question the hook waits on) reads the app's answer
+// within its WithinMS, at most this desktop's decision timeout.
+func Remote(getenv func(string) string) remote.Surface {
+	return func(host string, d remote.Delivery) (remote.Carry, error) {
+		if host == "" {
+			return remote.Carry{}, errors.New("no host name")
+		}
+		line, ev, err := remoteLine(host, d.Body)
+		if err != nil {
+			return remote.Carry{}, err
+		}
+		if d.Event != "" || d.Payload != "" {
+			return remote.Carry{}, errors.New("coucou: Pulse's fields in a Coucou delivery")
+		}
+		path := SocketPath(Where{GOOS: runtime.GOOS, Getenv: getenv, Exists: exists,
+			UID: os.Getuid(), TmpDir: os.TempDir(), SID: userSID()})
+		send := transport.SocketLine{Path: path, Line: line, ReadReply: true,
+			ConnectWithin: connectWithin, MaxReply: maxAnswer}
+		c := remote.Carry{Request: send, Event: ev.event, Session: ev.session, Agent: ev.agent}
+		if d.Ask == 0 {
+			send.ReplyWithin, send.ReplyOptional = ackWithin, true
+			c.Request = send
+			return c, nil
+		}
+		if ev.event != "PermissionRequest" && ev.kind != KindAsk {
+			return remote.Carry{}, errors.New("coucou: an approval that is neither a permission request nor a question")
+		}
+		if d.WithinMS <= 0 {
+			return remote.Carry{}, errors.New("coucou: an approval with no time to answer it")
+		}
+		c.Within = min(time.Duration(d.WithinMS)*time.Millisecond, remoteDecisionTimeout(getenv, ev.kind == KindAsk))
+		return c, nil
+	}
+}
+
+// remoteDecisionTimeout is this desktop's: COUCOU_DECISION_TIMEOUT, else
+// nb-hook's default.
+func remoteDecisionTimeout(getenv func(string) string, question bool) time.Duration {
+	if d, err := time.ParseDuration(getenv(EnvDecisionTimeout)); err == nil && d > 0 {
+		return d
+	}
+	if question {
+		return DefaultAskTimeout
+	}
+	return DefaultDecisionTimeout
+}
+
+type remoteEvent struct{ event, session, agent, kind string }
+
+// remoteLine checks a line from another machine and names the host in it.
+func remoteLine(host string, body []byte) ([]byte, remoteEvent, error) {
+	var ev remoteEvent
+	if len(body) > MaxRemoteBody {
+		return nil, ev, errors.New("coucou: a line longer than 64 KiB")
+	}
+	var p map[string]any
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if dec.Decode(&p) != nil || p == nil || dec.More() {
+		return nil, ev, errors.New("coucou: a body that is not one JSON object")
+	}
+	name, ok := p["hook_event_name"].(string)
+	if !ok || !eventWord.MatchString(name) {
+		return nil, ev, errors.New("coucou: a line without an event name")
+	}
+	ev.event = name
+	if k, set := p["coucou_kind"]; set {
+		if k != KindAsk && k != "statusline" {
+			return nil, ev, errors.New("coucou: a coucou_kind the app has none of")
+		}
+		ev.kind, _ = k.(string)
+	}
+	if a, set := p["coucou_agent"]; set {
+		if s, _ := a.(string); ValidAgent(s) {
+			ev.agent = s
+		} else {
+			delete(p, "coucou_agent")
+		}
+	}
+	sid := "unknown"
+	for _, k := range []string{"session_id", "conversation_id"} {
+		if v, set := p[k]; set {
+			s, ok := v.(string)
+			if !ok {
+				return nil, ev, errors.New("coucou: a session id that is not a string")
+			}
+			if s != "" {
+				sid = s
+				break
+			}
+		}
+	}
+	ev.session = host + "." + sid
+	p["session_id"] = ev.session
+	delete(p, "conversation_id")
+	cwd, _ := p["cwd"].(string)
+	if cwd == "" {
+		p["cwd"] = host
+	} else {
+		p["cwd"] = cwd + " on " + host
+	}
+	for _, f := range remoteDropped {
+		delete(p, f)
+	}
+	return encode(p), ev, nil
+}

@@ -1,0 +1,73 @@
+package remote
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"syscall"
+	"time"
+
+	"github.com/hookwire/hookwire/internal/transport"
+)
+
+// What a hook on the agent's machine does with a delivery whose surface is
+// not there, while a relay is set up: Hand it over (the spool, then a poke),
+// or for an approval, Ask the relay and wait for the desktop's answer.
+
+// pokeWithin bounds the poke's connect: a listening relay accepts in
+// microseconds; a wedged one is not waited for (the spool has the line).
+const pokeWithin = 50 * time.Millisecond
+
+// ErrNoDesktop: no relay listens, so no desktop is connected to answer.
+var ErrNoDesktop = errors.New("no desktop connected (no relay listening)")
+
+// Hand spools one delivery line (Delivery's JSON, without Seq) in dir and
+// pokes the relay, if one listens. It returns the line's Seq, and whether a
+// relay was poked (for the log: the desktop has it now, or on reconnect).
+func Hand(ctx context.Context, dir string, line []byte) (seq uint64, poked bool, err error) {
+	seq, err = Append(ctx, dir, line)
+	if err != nil {
+		return 0, false, err
+	}
+	return seq, Poke(dir) == nil, nil
+}
+
+// Poke tells a relay listening in dir that the spool grew: a connection
+// that says nothing. No relay (no socket, or nobody listening) is no error
+// worth more than a word: the line waits in the spool.
+func Poke(dir string) error {
+	conn, err := net.DialTimeout("unix", SocketPath(dir), pokeWithin)
+	if err != nil {
+		return noRelay(err)
+	}
+	return conn.Close()
+}
+
+// Ask hands an approval to the relay in dir: line is a Delivery with Ask
+// set and WithinMS the hook's remaining budget. It waits, until ctx ends,
+// for the reply line: the surface's answer on the desktop, empty when none
+// came. The relay's server must be this user (transport.DialLocal checks).
+func Ask(ctx context.Context, dir string, line []byte) ([]byte, error) {
+	if len(line) > MaxLine {
+		return nil, fmt.Errorf("%d bytes: %w", len(line), ErrTooLong)
+	}
+	reply, err := transport.SocketLine{Path: SocketPath(dir), Line: line, ReadReply: true,
+		ConnectWithin: transport.DefaultConnect, MaxReply: maxReply}.Do(ctx)
+	if err != nil {
+		return nil, noRelay(err)
+	}
+	return reply.Body, nil
+}
+
+// maxReply bounds an answer relayed back to a hook (Coucou's own bound).
+const maxReply = 64 << 10
+
+// noRelay rewrites "no socket" and "nobody listening" into ErrNoDesktop.
+func noRelay(err error) error {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT) {
+		return ErrNoDesktop
+	}
+	return err
+}

@@ -21,6 +21,9 @@ func Remote(getenv func(string) string) remote.Surface {
 		if host == "" {
 			return remote.Carry{}, errors.New("no host name")
 		}
+		if d.Ask != 0 {
+			return remote.Carry{}, errors.New("pulse: an approval, which Pulse has no way to answer")
+		}
 		if !Vocabulary[d.Event] {
 			return remote.Carry{}, errors.New("pulse: an event that is not one of Pulse's")
 		}

@@ -1,0 +1,104 @@
+package remote
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hookwire/hookwire/internal/transport"
+)
+
+func TestHostName(t *testing.T) {
+	for in, want := range map[string]string{
+		"devbox":                             "devbox",
+		"DevBox":                             "devbox",
+		"me@devbox":                          "devbox",
+		"dev.example.com":                    "dev-example-com",
+		"gpu_box--2":                         "gpu-box-2",
+		"-x-":                                "x",
+		"a-very-long-host-name-that-goes-on": "a-very-long-host-name-th",
+		"éé":                                 "",
+		"box:2222":                           "box",
+		"":                                   "",
+	} {
+		if got := HostName(in); got != want {
+			t.Errorf("HostName(%q) = %q, want %q", in, got, want)
+		}
+		if got := HostName(in); len(got) > MaxName || strings.Trim(got, "abcdefghijklmnopqrstuvwxyz0123456789-") != "" {
+			t.Errorf("HostName(%q) = %q: not [a-z0-9-]{0,%d}", in, got, MaxName)
+		}
+	}
+}
+
+func TestReadLine(t *testing.T) {
+	long := strings.Repeat("x", 300)
+	in := "short\n" + long + "\n" + "after\n" + strings.Repeat("y", 100) + "\n" + "tail without newline"
+	r := bufio.NewReaderSize(strings.NewReader(in), 16) // lines span many buffers
+	var got []string
+	for {
+		line, err := readLine(r, 200)
+		if errors.Is(err, errTooLong) {
+			got = append(got, "<too long>")
+			continue
+		}
+		if err != nil {
+			if err != io.EOF {
+				t.Fatal(err)
+			}
+			break
+		}
+		got = append(got, string(line))
+	}
+	want := []string{"short", "<too long>", "after", strings.Repeat("y", 100)}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// blocking is a request that waits until released.
+type blocking struct{ release chan struct{} }
+
+func (b blocking) Describe() string { return "wait" }
+func (b blocking) Summary() string  { return "wait" }
+func (b blocking) Do(ctx context.Context) (transport.Reply, error) {
+	select {
+	case <-b.release:
+		return transport.Reply{Body: []byte("allow\n")}, nil
+	case <-ctx.Done():
+		return transport.Reply{}, ctx.Err()
+	}
+}
+
+// At most MaxAsks approvals of a host wait at once; the next is answered
+// with nothing at once, and the waiting ones are answered when released.
+func TestAsksBounded(t *testing.T) {
+	release := make(chan struct{})
+	d := &Desktop{Surfaces: map[string]Surface{Coucou: func(string, Delivery) (Carry, error) {
+		return Carry{Request: blocking{release}, Within: 10 * time.Second}, nil
+	}}, Stderr: io.Discard}
+	pr, pw := io.Pipe()
+	c := &conn{d: d, host: Host{Name: "h"}, ctx: context.Background(), in: pw, asks: make(chan struct{}, MaxAsks), helloed: true}
+	lines := make(chan string, 100)
+	go func() {
+		s := bufio.NewScanner(pr)
+		for s.Scan() {
+			lines <- s.Text()
+		}
+	}()
+	for i := 1; i <= MaxAsks+1; i++ {
+		c.ask(Delivery{Ask: uint64(i), WithinMS: 10000, Surface: Coucou})
+	}
+	if got := <-lines; got != `{"answer":9}` {
+		t.Fatalf("the approval past the bound: %s, want an empty answer at once", got)
+	}
+	close(release)
+	for range MaxAsks {
+		if got := <-lines; !strings.HasSuffix(got, `,"reply":"allow"}`) {
+			t.Errorf("a waiting approval: %s", got)
+		}
+	}
+}

@@ -430,7 +430,7 @@ func cmdWaitText(ts *testscript.TestScript, neg bool, args []string) {
 // <masked> (a figure the agent itself varies from run to run), with what changes from run
 // to run replaced,
 // so that it can be compared with a golden: $WORK (and Claude Code's and
-// Droid's project keys for it, -WORK), each distinct UUID by <uuidN> in
+// Droid's project keys for it, -WORK), a remote test's $SSHD_DIR, each distinct UUID by <uuidN> in
 // order of appearance (and its first segment, a short session id, by
 // <uuidN:8>), each opencode session id by <sesN>, times, process ids,
 // durations, ports, lengths, the scripted API's ids and Kimi Code's
@@ -477,6 +477,10 @@ func cmdNormalize(ts *testscript.TestScript, neg bool, args []string) {
 	s := strings.Join(kept, "")
 	work := ts.Getenv("WORK")
 	s = strings.ReplaceAll(s, work, "$WORK")
+	if dir := ts.Getenv("SSHD_DIR"); dir != "" { // the remote tests' machine
+		s = strings.ReplaceAll(s, dir, "$SSHD_DIR")
+		s = strings.ReplaceAll(s, strings.ReplaceAll(dir, "/", "-"), "-SSHD_DIR")
+	}
 	s = strings.ReplaceAll(s, regexp.MustCompile(`[^A-Za-z0-9]`).ReplaceAllString(work, "-"), "-WORK")
 	s = strings.ReplaceAll(s, strings.ReplaceAll(work, "/", "-"), "-WORK") // Droid's project key
 	seen := map[string]string{}

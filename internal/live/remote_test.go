@@ -1,6 +1,7 @@
 package live
 
 import (
+	"os/exec"
 	"strings"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -23,12 +24,18 @@ func shellQuote(s string) string {
 
 // remoteEnv is the remote command prefix that runs a program in HOME's
 // project directory with that HOME, $REMOTE_BIN first on PATH, and the
-// given variables.
+// given variables. A HOME holding %u is the same prefix for every account:
+// the remote shell puts the account's name there ($(id -un)), so that one
+// `hookwire remote --command … devbox devbox2` reaches each host's HOME.
 func remoteEnv(ts *testscript.TestScript, home string, vars []string) string {
 	words := []string{"env", "-C", home + "/proj", "HOME=" + home,
 		"PATH=" + ts.Getenv("REMOTE_BIN") + ":/usr/bin:/bin", "TERM=dumb"}
 	out := make([]string, 0, len(words)+len(vars))
 	for _, w := range append(words, vars...) {
+		if strings.Contains(w, "%u") && shellQuote(strings.ReplaceAll(w, "%u", "u")) == strings.ReplaceAll(w, "%u", "u") {
+			out = append(out, `"`+strings.ReplaceAll(w, "%u", "$(id -un)")+`"`)
+			continue
+		}
 		out = append(out, shellQuote(w))
 	}
 	return strings.Join(out, " ")
@@ -52,6 +59,9 @@ func cmdRemoteEnv(ts *testscript.TestScript, neg bool, args []string) {
 // Runs a real agent on the remote machine, as `agent` runs one here
 // ($WORK/NAME.stdout and .stderr, the timeout, the exit status checked):
 // `ssh -T HOST` with the command built by remoteEnv, each word quoted.
+// Its ssh is not the wrapper on PATH but OpenSSH's own with the test's
+// config, so that `sshd down` leaves it: the agent's own terminal (a tmux
+// on the dev box) is not the desktop's link.
 func cmdRemoteAgent(ts *testscript.TestScript, neg bool, args []string) {
 	var flags []string
 	for len(args) > 1 && strings.HasPrefix(args[0], "-") && args[0] != "--" {
@@ -72,5 +82,9 @@ func cmdRemoteAgent(ts *testscript.TestScript, neg bool, args []string) {
 	for _, a := range args[sep+1:] {
 		words = append(words, shellQuote(a))
 	}
-	cmdAgent(ts, neg, append(flags, name, "ssh", "-T", host, strings.Join(words, " ")))
+	ssh, err := exec.LookPath("ssh") // this process's PATH: not the wrapper
+	if err != nil {
+		ts.Fatalf("remote-agent: %v", err)
+	}
+	cmdAgent(ts, neg, append(flags, name, ssh, "-F", ts.Getenv("SSH_CONFIG"), "-T", host, strings.Join(words, " ")))
 }

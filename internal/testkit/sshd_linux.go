@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -431,18 +432,21 @@ var (
 //
 //	sshd start            starts it: PATH gets the ssh wrapper first, and
 //	                      SSHD_DIR, SSH_CONFIG, SSHD_PORT and REMOTE_BIN are set
-//	sshd home VAR HOST    a fresh HOME owned by HOST's account (devbox or
-//	                      devbox2), with a project directory proj, in $VAR
+//	sshd home VAR HOST [NAME]  a fresh HOME owned by HOST's account (devbox
+//	                      or devbox2), with a project directory proj, in $VAR
+//	                      ($SSHD_DIR/homes/NAME, by default VAR in lower case)
 //	sshd install FILE [NAME]  FILE into $REMOTE_BIN (as NAME)
 //	sshd down | up        takes the link down (kills the ssh clients, refuses
 //	                      new ones) or brings it back
+//	sshd down-when FILE REGEXP  takes it down, in the background, as soon as
+//	                      FILE (a fake's record) matches REGEXP
 //	sshd log FILE         writes sshd's log to FILE
 //
 // sshd is stopped, and its directory removed, when the script ends. Use the
 // condition [sshd] (Condition) to skip where it cannot run.
 func cmdSSHD(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 1 {
-		ts.Fatalf("usage: sshd start|home|install|down|up|log ...")
+		ts.Fatalf("usage: sshd start|home|install|down|down-when|up|log ...")
 	}
 	sshdsMu.Lock()
 	s := sshds[ts]
@@ -474,14 +478,18 @@ func cmdSSHD(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Setenv("SSH_CONFIG", s.Config)
 		ts.Setenv("REMOTE_BIN", s.RemoteBin)
 	case "home":
-		if len(args) != 3 {
-			ts.Fatalf("usage: sshd home VAR HOST")
+		if len(args) != 3 && len(args) != 4 {
+			ts.Fatalf("usage: sshd home VAR HOST [NAME]")
 		}
 		h, ok := s.Host(args[2])
 		if !ok {
 			ts.Fatalf("sshd home: no remote host %q", args[2])
 		}
-		home, err := s.Home(h, strings.ToLower(args[1]))
+		name := strings.ToLower(args[1])
+		if len(args) == 4 {
+			name = args[3]
+		}
+		home, err := s.Home(h, name)
 		if err != nil {
 			ts.Fatalf("sshd home: %v", err)
 		}
@@ -499,6 +507,31 @@ func cmdSSHD(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	case "down":
 		ts.Check(s.Down())
+	case "down-when":
+		if len(args) != 3 {
+			ts.Fatalf("usage: sshd down-when FILE REGEXP")
+		}
+		re, err := regexp.Compile(args[2])
+		if err != nil {
+			ts.Fatalf("sshd down-when: %v", err)
+		}
+		file, quit := ts.MkAbs(args[1]), make(chan struct{})
+		ts.Defer(func() { close(quit) })
+		// In the background: the script goes on (runs the agent) and the
+		// link drops mid-session, once FILE shows the session got that far.
+		go func() {
+			for {
+				select {
+				case <-quit:
+					return
+				case <-time.After(20 * time.Millisecond):
+				}
+				if b, _ := os.ReadFile(file); re.Match(b) {
+					s.Down()
+					return
+				}
+			}
+		}()
 	case "up":
 		ts.Check(s.Up())
 	case "log":

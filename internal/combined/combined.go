@@ -82,7 +82,7 @@ Always exits 0 in hook mode; prints nothing but a reply the agent's protocol nee
 		// The surfaces' own binaries' hooks are replaced, not doubled: each
 		// event would otherwise reach the surface twice.
 		spec.Legacy = append(spec.Legacy, names...)
-		return install.Commands(spec, checks...)
+		return append(install.Commands(spec, checks...), relayCommand(surfaces))
 	}
 	return c
 }

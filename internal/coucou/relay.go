@@ -114,7 +114,7 @@ func (c *relayCLI) Run(inv *hook.Invocation) error {
 		// (Windows, Linux); waiting briefly keeps us alive while it looks
 		// up our process tree to find the terminal.
 		send.ReplyWithin, send.ReplyOptional = ackWithin, true
-		inv.Send(send)
+		inv.Send(crossing(send, event, ev.Session, false))
 		c.reply(inv, ev, None, nil)
 		return nil
 	}
@@ -156,10 +156,10 @@ func (c *relayCLI) event(inv *hook.Invocation) (ev agent.Event, payload []byte, 
 // tool that never got its PostToolUse.
 func closeRefused(inv *hook.Invocation, ev agent.Event, event, tag string, send transport.SocketLine) {
 	for _, p := range refusedTools(inv, ev, event) {
-		if l, _, ok := Translate(encode(p), Input{Agent: tag, Getenv: inv.Getenv, Getwd: os.Getwd, Now: time.Now()}); ok {
+		if l, e, ok := Translate(encode(p), Input{Agent: tag, Getenv: inv.Getenv, Getwd: os.Getwd, Now: time.Now()}); ok {
 			closer := send
 			closer.Line, closer.ReadReply, closer.ReplyWithin, closer.ReplyOptional = l, true, ackWithin, true
-			inv.Send(closer)
+			inv.Send(crossing(closer, e, ev.Session, false))
 		}
 	}
 }
@@ -170,7 +170,7 @@ func (c *relayCLI) decide(inv *hook.Invocation, ev agent.Event, send transport.S
 	if !inv.DryRun() {
 		inv.AwaitHuman(c.decisionTimeout(inv))
 	}
-	answer, err := inv.Send(send)
+	answer, err := inv.Send(crossing(send, ev.Name, ev.Session, true))
 	d := None
 	if err == nil {
 		d = ParseDecision(answer.Body)

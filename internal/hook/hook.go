@@ -127,6 +127,8 @@ type Command struct {
 
 // Console is what an interactive command writes to.
 type Console struct {
+	// In is the process's stdin (hookwire relay's pipe from the desktop).
+	In       io.Reader
 	Out, Err io.Writer
 	// Color says Out is a terminal that takes ANSI colours.
 	Color  bool
@@ -410,7 +412,10 @@ func (inv *Invocation) personGrammar(opts []kong.Option) (any, *Console, []kong.
 	}
 	// What only the commands for people use (their --agent enum, the
 	// console they print to), built only for them.
-	console := &Console{Out: inv.stdout, Err: inv.stderr, Getenv: os.Getenv}
+	console := &Console{In: strings.NewReader(""), Out: inv.stdout, Err: inv.stderr, Getenv: os.Getenv}
+	if inv.stdin != nil {
+		console.In = inv.stdin
+	}
 	if f, ok := inv.stdout.(*os.File); ok {
 		console.Color = isatty.IsTerminal(f.Fd()) && os.Getenv("NO_COLOR") == ""
 	}

@@ -37,13 +37,14 @@ func Target(getenv func(string) string) string {
 }
 
 // Dispatch is the noctalia command for one event. An empty payload sends a
-// bare event (which lands in pulse-svc's shared default slot).
-func Dispatch(target, event, payload string) transport.Command {
+// bare event (which lands in pulse-svc's shared default slot). On a machine
+// without noctalia it can cross to a desktop (forward.go).
+func Dispatch(target, event, payload string) Request {
 	argv := []string{"noctalia", "msg", "plugin", target, "all", event}
 	if payload != "" {
 		argv = append(argv, payload)
 	}
-	return transport.Command{Argv: argv}
+	return Request{Command: transport.Command{Argv: argv}, Event: event, Payload: payload}
 }
 
 // Field cleans one CSV field the way the reference emitter does

@@ -20,15 +20,15 @@ const EnvStateHome = "XDG_STATE_HOME"
 
 // The relay directory's files.
 const (
-	spoolDir   = "spool"       // <%010d segment>.jsonl, appended by the hooks
-	keptFile   = "kept.jsonl"  // the keep lines of dropped segments, replayed first
-	ackedFile  = "acked"       // the last Seq the desktop acked, in decimal
-	lockFile   = "lock"        // the flock every change to the spool holds
-	socketFile = "relay.sock"  // the relay's socket: pokes and asks
-	segmentExt = ".jsonl"      // a segment's suffix
-	keptMax    = 1 << 20       // kept.jsonl's bound: thousands of sessions' starts and ends
-	segmentMax = 256 << 10     // a segment rotates past this
-	spoolMax   = 4 << 20       // all segments together; past it the oldest goes
+	spoolDir   = "spool"      // <%010d segment>.jsonl, appended by the hooks
+	keptFile   = "kept.jsonl" // the keep lines of dropped segments, replayed first
+	ackedFile  = "acked"      // the last Seq the desktop acked, in decimal
+	lockFile   = "lock"       // the flock every change to the spool holds
+	socketFile = "relay.sock" // the relay's socket: pokes and asks
+	segmentExt = ".jsonl"     // a segment's suffix
+	keptMax    = 1 << 20      // kept.jsonl's bound: thousands of sessions' starts and ends
+	segmentMax = 256 << 10    // a segment rotates past this
+	spoolMax   = 4 << 20      // all segments together; past it the oldest goes
 	maxSegs    = spoolMax / segmentMax
 )
 

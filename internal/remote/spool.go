@@ -35,7 +35,7 @@ func offOf(seq uint64) int64  { return int64(seq & 0xffffffff) }
 
 // LockWithin bounds the wait for the spool's lock: a hook never stalls on a
 // hook (or a relay) that holds it; it gives up and says so in its log.
-const LockWithin = 250 * time.Millisecond
+const LockWithin = 500 * time.Millisecond
 
 // ErrTooLong refuses a delivery whose line would not fit the wire.
 var ErrTooLong = errors.New("longer than a wire line")

@@ -157,7 +157,7 @@ func (c *notifyCLI) Run(inv *hook.Invocation) error {
 		inv.Skip("no socket: set %s (neither HOME on macOS nor XDG_RUNTIME_DIR elsewhere is set)", EnvSocket)
 		return nil
 	}
-	if _, err := os.Stat(socket); errors.Is(err, fs.ErrNotExist) && !inv.DryRun() {
+	if _, err := os.Stat(socket); errors.Is(err, fs.ErrNotExist) && !inv.DryRun() && !inv.RelaySetUp() {
 		inv.Skip("no VPet socket at %s: the pet is not running", socket)
 		if ev.Kind == agent.SessionEnd {
 			(&notice{inv: inv, ev: ev}).update(false)
@@ -447,7 +447,8 @@ func answerReported(ev agent.Event) bool {
 
 // deliver sends the envelopes in order, all of them within DeliveryBudget.
 func (c *notifyCLI) deliver(inv *hook.Invocation, ev agent.Event, socket string, envs []Envelope) error {
-	header, tok, tokErr := c.header(inv, socket)
+	away := onDesktop(inv, socket) // forward.go
+	header, tok, tokErr := c.header(inv, socket, away)
 	source := c.Source
 	if source == "" {
 		source = Source(ev.Agent)
@@ -461,11 +462,11 @@ func (c *notifyCLI) deliver(inv *hook.Invocation, ev agent.Event, socket string,
 		if err != nil {
 			return fmt.Errorf("encoding %s: %w", e.Event, err)
 		}
-		reply, err := inv.Send(budgeted{Request: httpsend.Request{
+		reply, err := inv.Send(crossing(budgeted{Request: httpsend.Request{
 			URL: URL, Socket: socket, Header: header, Body: body,
 			Secret: []string{"Authorization"}, MaxReply: -1,
-		}, deadline: deadline})
-		if inv.DryRun() {
+		}, deadline: deadline}, e, ev, away))
+		if inv.DryRun() || away && err == nil {
 			continue
 		}
 		dropped := len(envs) - i - 1
@@ -491,8 +492,12 @@ func (c *notifyCLI) deliver(inv *hook.Invocation, ev agent.Event, socket string,
 
 // header is the requests' header, with the token (created on the first
 // real run), and the token or why there is none.
-func (c *notifyCLI) header(inv *hook.Invocation, socket string) (httpsend.Header, Token, error) {
+func (c *notifyCLI) header(inv *hook.Invocation, socket string, away bool) (httpsend.Header, Token, error) {
 	header := httpsend.Header{"Content-Type": {"application/json"}}
+	if away {
+		// The desktop adds its own token: none here, and no token file.
+		return header, Token{}, nil
+	}
 	tok, tokErr := ResolveToken(TokenOptions{
 		Getenv: inv.Getenv,
 		File:   TokenFile(inv.Getenv, c.TokenFile, socket),

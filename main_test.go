@@ -111,7 +111,7 @@ func TestScript(t *testing.T) {
 				"TRAILBOSS_URL", "TRAILBOSS_DAEMON_URL", "CLAUDE_CODE_SESSION_ID",
 				"VPET_NOTIFY_SOCKET", "VPET_NOTIFY_TOKEN", "VPET_NOTIFY_TOKEN_FILE", "VPET_NOTIFY_EVENTS",
 				"AGENTICA_NOTIFY_SOCKET", "AGENTICA_NOTIFY_TOKEN", "AGENTICA_NOTIFY_TOKEN_FILE",
-				"CODEX_HOME", "COPILOT_HOME", "CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME"} {
+				"CODEX_HOME", "COPILOT_HOME", "CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME", "XDG_STATE_HOME"} {
 				env.Setenv(k, "")
 			}
 			// The terminal go test runs in (if any) is not the scripts' business.
@@ -139,6 +139,9 @@ func TestScript(t *testing.T) {
 			env.Setenv("XDG_RUNTIME_DIR", filepath.Join(env.WorkDir, "run"))
 			env.Setenv("GORACE", raceOptions)
 			env.Setenv("UID", strconv.Itoa(os.Getuid()))
+			// The machine's name, which hookwire relay's Hello carries.
+			host, _ := os.Hostname()
+			env.Setenv("HOST", host)
 			return os.MkdirAll(filepath.Join(env.WorkDir, "run"), 0o700)
 		},
 	})

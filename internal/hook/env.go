@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hookwire/hookwire/internal/agent"
+	"github.com/hookwire/hookwire/internal/remote"
 )
 
 // A Var is an environment variable a binary reads, with what it means: the
@@ -26,6 +27,7 @@ var Env = []Var{
 	{Name: EnvLog, Help: "append one JSON line per invocation to this file (credentials redacted)"},
 	{Name: agent.EnvSession, Help: "a script's session, when --session is not given"},
 	{Name: "XDG_RUNTIME_DIR", Help: "state lives in $XDG_RUNTIME_DIR/hookwire (else hookwire-<uid> in the temp directory)"},
+	{Name: remote.EnvStateHome, Help: "a relay is set up when $XDG_STATE_HOME/hookwire/relay (else ~/.local/state/hookwire/relay) exists: what Pulse, Coucou and VPet, absent here, would get goes to it, for a desktop (docs/remote.md)"},
 	{Name: "NO_COLOR", Help: "no colours in doctor's output (it colours only a terminal anyway)"},
 }
 

@@ -41,9 +41,16 @@ func SSHDUnavailable() string {
 			return "no " + p + " on PATH (Debian's openssh-client)"
 		}
 	}
+	shadow, _ := os.ReadFile("/etc/shadow")
 	for _, h := range RemoteHosts {
 		if _, err := user.Lookup(h.User); err != nil {
 			return "no user " + h.User + " (.ci/system creates it)"
+		}
+		// sshd without PAM refuses a locked account even a key.
+		for _, line := range strings.Split(string(shadow), "\n") {
+			if f := strings.Split(line, ":"); len(f) > 1 && f[0] == h.User && strings.HasPrefix(f[1], "!") {
+				return "the account " + h.User + " is locked (useradd's default password \"!\"), which sshd refuses: .ci/system unlocks it (usermod -p '*')"
+			}
 		}
 	}
 	return ""

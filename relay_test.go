@@ -1,12 +1,18 @@
 package hookwire_test
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hookwire/hookwire/internal/remote"
 	"github.com/hookwire/hookwire/internal/testkit"
@@ -103,5 +109,105 @@ func TestRelayBenchTargets(t *testing.T) {
 		if relay != (err == nil) {
 			t.Errorf("relay set up %v: spooled: %v", relay, err)
 		}
+	}
+}
+
+// The agent's machine end to end, with the real binaries: hookwire relay
+// running as the desktop runs it (its stdin and stdout pipes), hooks whose
+// surfaces are absent handing over to it. Each delivery reaches the relay's
+// stdout as the hook returns; an approval waits for the desktop's answer and
+// is printed in the agent's format; the desktop's ack deletes what it covers;
+// EOF ends the relay with its socket gone.
+func TestRelayEndToEnd(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the relay runs on Linux and macOS")
+	}
+	bin, err := testkit.BuildSuite(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp("", "relay") // short: a socket path's bound
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	env := append(baseEnv(dir), "XDG_STATE_HOME="+filepath.Join(dir, "st"))
+	relay := exec.Command(filepath.Join(bin, "hookwire"), "relay")
+	relay.Env = env
+	in, _ := relay.StdinPipe()
+	out, _ := relay.StdoutPipe()
+	var stderr bytes.Buffer
+	relay.Stderr = &stderr
+	if err := relay.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer relay.Process.Kill()
+	lines := bufio.NewScanner(out)
+	lines.Buffer(nil, remote.MaxLine+1)
+	next := func() remote.Envelope {
+		t.Helper()
+		got := make(chan remote.Envelope, 1)
+		go func() {
+			var e remote.Envelope
+			if lines.Scan() {
+				json.Unmarshal(lines.Bytes(), &e)
+			}
+			got <- e
+		}()
+		select {
+		case e := <-got:
+			return e
+		case <-time.After(10 * time.Second):
+			t.Fatalf("nothing from the relay in 10 s; stderr: %s", stderr.String())
+		}
+		return remote.Envelope{}
+	}
+	if e := next(); e.Hello == nil || e.Hello.V != remote.Version {
+		t.Fatalf("first line %+v, want the Hello", e)
+	}
+	hook := func(name, stdin string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(filepath.Join(bin, name), args...)
+		cmd.Env, cmd.Stdin = env, strings.NewReader(stdin)
+		b, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return string(b)
+	}
+	hook("pulse-emit", goodPayload, "turn_end", "-")
+	d := next()
+	if d.Delivery == nil || d.Surface != remote.Pulse || d.Event != "turn_end" || d.Session != "d63ac083-c016-4a5e-9d4f-0d0b1f7e2a11" || d.Seq == 0 {
+		t.Fatalf("streamed %+v", d.Delivery)
+	}
+	// An approval: the relay asks the desktop, which answers.
+	reply := make(chan string, 1)
+	go func() {
+		reply <- hook("nb-hook", `{"session_id":"s1","cwd":"/w","hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"ls"}}`)
+	}()
+	ask := next()
+	if ask.Delivery == nil || ask.Ask == 0 || ask.Surface != remote.Coucou || ask.WithinMS < 100_000 {
+		t.Fatalf("asked %+v", ask.Delivery)
+	}
+	fmt.Fprintf(in, `{"answer":%d,"reply":"deny"}`+"\n", ask.Ask)
+	select {
+	case r := <-reply:
+		if want := `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"Denied from Coucou"}}}` + "\n"; r != want {
+			t.Errorf("nb-hook printed %q, want %q", r, want)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("nb-hook did not get the answer")
+	}
+	fmt.Fprintf(in, `{"ack":%d}`+"\n", d.Seq)
+	in.Close()
+	if err := relay.Wait(); err != nil {
+		t.Fatalf("relay at EOF: %v; stderr: %s", err, stderr.String())
+	}
+	rdir := filepath.Join(dir, "st", "hookwire", "relay")
+	if b, _ := os.ReadFile(filepath.Join(rdir, "acked")); strings.TrimSpace(string(b)) != fmt.Sprint(d.Seq) {
+		t.Errorf("acked %q, want %d", b, d.Seq)
+	}
+	if _, err := os.Lstat(filepath.Join(rdir, "relay.sock")); err == nil {
+		t.Error("the relay's socket outlived it")
 	}
 }

@@ -57,6 +57,9 @@ func (c *relayCmd) Run(con *hook.Console) error {
 	// does: the socket unlinked.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
+	// A desktop gone while a line is written is an error to return (the
+	// socket unlinked on the way out), not a SIGPIPE death.
+	signal.Ignore(syscall.SIGPIPE)
 	host, _ := os.Hostname()
 	return remote.Relay{Dir: dir, In: con.In, Out: con.Out, Err: con.Err, Version: hook.BuildVersion(), Host: host}.Run(ctx)
 }

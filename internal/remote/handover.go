@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net"
 	"syscall"
 	"time"
 
@@ -17,8 +16,10 @@ import (
 // or for an approval, Ask the relay and wait for the desktop's answer.
 
 // pokeWithin bounds the poke's connect: a listening relay accepts in
-// microseconds; a wedged one is not waited for (the spool has the line).
-const pokeWithin = 50 * time.Millisecond
+// microseconds; one whose backlog is full (many hooks at once) is retried
+// that long; a wedged one is not waited for (the spool has the line, and
+// the next poke streams it).
+const pokeWithin = 100 * time.Millisecond
 
 // ErrNoDesktop: no relay listens, so no desktop is connected to answer.
 var ErrNoDesktop = errors.New("no desktop connected (no relay listening)")
@@ -38,7 +39,7 @@ func Hand(ctx context.Context, dir string, line []byte) (seq uint64, poked bool,
 // that says nothing. No relay (no socket, or nobody listening) is no error
 // worth more than a word: the line waits in the spool.
 func Poke(dir string) error {
-	conn, err := net.DialTimeout("unix", SocketPath(dir), pokeWithin)
+	conn, err := transport.DialUnix(context.Background(), SocketPath(dir), pokeWithin)
 	if err != nil {
 		return noRelay(err)
 	}

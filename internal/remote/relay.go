@@ -375,7 +375,9 @@ func (r *relay) readKept() []Delivery {
 func (r *relay) readSegment(sdir string, s uint32, head bool) []Delivery {
 	f, err := safefile.Open(segmentPath(sdir, s), os.O_RDONLY, 0)
 	if err != nil {
-		fmt.Fprintf(r.Err, "hookwire relay: spool: %v\n", err)
+		if !errors.Is(err, fs.ErrNotExist) { // a full spool dropped it: its keep lines are in kept.jsonl
+			fmt.Fprintf(r.Err, "hookwire relay: spool: %v\n", err)
+		}
 		return nil
 	}
 	defer f.Close()

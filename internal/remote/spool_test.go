@@ -23,7 +23,7 @@ import (
 )
 
 // newDir is a relay directory, set up.
-func newDir(t *testing.T) string {
+func newDir(t testing.TB) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "state", "hookwire", "relay")
 	if err := Create(dir); err != nil {

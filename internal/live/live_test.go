@@ -145,6 +145,8 @@ func TestLive(t *testing.T) {
 	cmds["pulse-slots"] = cmdPulseSlots
 	cmds["cost-state"] = cmdCostState
 	cmds["tui"] = cmdTUI
+	cmds["remote-env"] = cmdRemoteEnv     // remote_test.go
+	cmds["remote-agent"] = cmdRemoteAgent // remote_test.go
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata",
 		UpdateScripts:       *update,
@@ -227,7 +229,8 @@ var (
 
 // cmdModelAPI: modelapi NAME WIRE SCRIPT [subagent=SCRIPT] [fail=STATUS[xN]] [latency=DURATION]
 // Starts the scripted model API on loopback and exports NAME_URL.
-// SCRIPT is a JSON file ($WORK is expanded in it, for absolute paths).
+// SCRIPT is a JSON file ($WORK is expanded in it, for absolute paths, and
+// a remote test's $RHOME and $RHOME2).
 // With fail, every request gets that HTTP status (an API error); with
 // fail=STATUSxN only the first N do, and the script serves the rest (an
 // agent's retry that goes on). With latency, each request is answered
@@ -238,6 +241,12 @@ func cmdModelAPI(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	load := func(file string) modelapi.Script {
 		b := strings.ReplaceAll(ts.ReadFile(file), "$WORK", ts.Getenv("WORK"))
+		// A remote test's project is in the remote account's HOME.
+		for _, v := range []string{"RHOME2", "RHOME"} {
+			if dir := ts.Getenv(v); dir != "" {
+				b = strings.ReplaceAll(b, "$"+v, dir)
+			}
+		}
 		var sc modelapi.Script
 		if err := json.Unmarshal([]byte(b), &sc); err != nil {
 			ts.Fatalf("%s: %v", file, err)
@@ -433,7 +442,7 @@ func cmdWaitText(ts *testscript.TestScript, neg bool, args []string) {
 // <masked> (a figure the agent itself varies from run to run), with what changes from run
 // to run replaced,
 // so that it can be compared with a golden: $WORK (and Claude Code's and
-// Droid's project keys for it, -WORK), each distinct UUID by <uuidN> in
+// Droid's project keys for it, -WORK), a remote test's $SSHD_DIR, each distinct UUID by <uuidN> in
 // order of appearance (and its first segment, a short session id, by
 // <uuidN:8>), each opencode session id by <sesN>, times, process ids,
 // durations, ports, lengths, the scripted API's ids and Kimi Code's
@@ -480,6 +489,10 @@ func cmdNormalize(ts *testscript.TestScript, neg bool, args []string) {
 	s := strings.Join(kept, "")
 	work := ts.Getenv("WORK")
 	s = strings.ReplaceAll(s, work, "$WORK")
+	if dir := ts.Getenv("SSHD_DIR"); dir != "" { // the remote tests' machine
+		s = strings.ReplaceAll(s, dir, "$SSHD_DIR")
+		s = strings.ReplaceAll(s, strings.ReplaceAll(dir, "/", "-"), "-SSHD_DIR")
+	}
 	s = strings.ReplaceAll(s, regexp.MustCompile(`[^A-Za-z0-9]`).ReplaceAllString(work, "-"), "-WORK")
 	s = strings.ReplaceAll(s, strings.ReplaceAll(work, "/", "-"), "-WORK") // Droid's project key
 	seen := map[string]string{}

@@ -107,6 +107,8 @@ func cmdEscaped(ts *testscript.TestScript, neg bool, args []string) {
 //	                  running Coral would contradict.
 func Condition(cond string) (bool, error) {
 	switch cond {
+	case "sshd":
+		return sshdCondition()
 	case "coral-free-tmp":
 		logs, err := filepath.Glob("/tmp/*_coral_*.log")
 		return err == nil && len(logs) == 0, nil

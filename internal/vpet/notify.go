@@ -160,7 +160,9 @@ func (c *notifyCLI) Run(inv *hook.Invocation) error {
 	// file appears (agentica's notify-sink.md: a user without the pet open
 	// must notice no difference). Only a session's end still removes its state.
 	socket := SocketPath(inv.Getenv, runtime.GOOS, c.Socket)
-	if socket == "" {
+	// Over ssh without PAM there is no XDG_RUNTIME_DIR, hence no socket
+	// path: with a relay set up the envelope is still handed over.
+	if socket == "" && !inv.RelaySetUp() {
 		inv.Skip("no socket: set %s (neither HOME on macOS nor XDG_RUNTIME_DIR elsewhere is set)", EnvSocket)
 		return nil
 	}

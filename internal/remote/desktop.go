@@ -107,9 +107,10 @@ func (d *Desktop) say(format string, args ...any) {
 // host connects, reads, and reconnects with backoff until ctx is done.
 func (d *Desktop) host(ctx context.Context, h Host) {
 	backoff := d.minBackoff()
+	var done progress // across the host's connections
 	for {
 		started := time.Now()
-		err := d.connect(ctx, h)
+		err := d.connect(ctx, h, &done)
 		lived := time.Since(started)
 		if ctx.Err() != nil {
 			d.say("%s: stopped", h.Name)
@@ -156,12 +157,13 @@ type conn struct {
 	in  io.WriteCloser // the relay's stdin: Controls
 
 	asks    chan struct{} // a slot per waiting Ask
+	done    *progress
 	refused int           // refused lines, for the log's bound
 	helloed bool
 }
 
 // connect runs the host's command once and serves its stream until it ends.
-func (d *Desktop) connect(ctx context.Context, h Host) error {
+func (d *Desktop) connect(ctx context.Context, h Host, done *progress) error {
 	cmd := exec.Command(h.Argv[0], h.Argv[1:]...)
 	ownGroup(cmd)
 	in, err := cmd.StdinPipe()
@@ -200,7 +202,7 @@ func (d *Desktop) connect(ctx context.Context, h Host) error {
 	// the hooks that asked were answered by the relay going away, and
 	// Coucou's cards close with their connections.
 	askCtx, giveUp := context.WithCancel(context.Background())
-	c := &conn{d: d, host: h, ctx: ctx, askCtx: askCtx, in: in, asks: make(chan struct{}, MaxAsks)}
+	c := &conn{d: d, host: h, ctx: ctx, askCtx: askCtx, in: in, asks: make(chan struct{}, MaxAsks), done: done}
 	serr := c.serve(out)
 	giveUp()
 	in.Close()
@@ -297,10 +299,16 @@ func (c *conn) serve(out io.Reader) error {
 			c.refuse(del.Seq, del.Surface, "a delivery before the relay's hello")
 			return errors.New("the relay sent a delivery before its hello")
 		}
-		if del.Ask != 0 {
+		switch {
+		case del.Ask != 0:
 			c.ask(*del)
-		} else {
+		case c.done.again(del.Seq):
+			// Carried out on the last connection, whose ack was lost
+			// with it: the relay replays it, the surface must not see it
+			// twice.
+		default:
 			c.carry(*del)
+			c.done.carried = max(c.done.carried, del.Seq)
 		}
 		if del.Seq > pending {
 			pending = del.Seq
@@ -347,7 +355,20 @@ func (c *conn) ack(seq uint64) {
 	if seq == 0 {
 		return
 	}
+	c.done.acked = max(c.done.acked, seq)
 	c.control(Control{Ack: seq})
+}
+
+// progress is how far a host's deliveries went, across its connections:
+// the highest seq acked, and the highest carried out (acks are batched, and
+// a connection may end between the two).
+type progress struct{ acked, carried uint64 }
+
+// again says a delivery was carried out on an earlier connection: its seq is
+// past the last ack and not past the last carried. A relay whose spool
+// started over (its seqs back below the last ack) is carried out again.
+func (p *progress) again(seq uint64) bool {
+	return seq > p.acked && seq <= p.carried
 }
 
 func (c *conn) control(ctl Control) {

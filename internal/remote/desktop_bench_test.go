@@ -27,7 +27,7 @@ func BenchmarkServe(b *testing.B) {
 	d := &Desktop{Surfaces: map[string]Surface{Coucou: func(string, Delivery) (Carry, error) {
 		return Carry{Request: nop{}}, nil
 	}}, Stderr: io.Discard}
-	c := &conn{d: d, host: Host{Name: "h"}, ctx: context.Background(), askCtx: context.Background(), in: nopCloser{io.Discard}, asks: make(chan struct{}, MaxAsks)}
+	c := &conn{d: d, host: Host{Name: "h"}, ctx: context.Background(), askCtx: context.Background(), in: nopCloser{io.Discard}, asks: make(chan struct{}, MaxAsks), done: &progress{}}
 	b.ReportAllocs()
 	b.ResetTimer()
 	if err := c.serve(&stream); err != nil {

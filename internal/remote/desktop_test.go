@@ -81,7 +81,7 @@ func TestAsksBounded(t *testing.T) {
 		return Carry{Request: blocking{release}, Within: 10 * time.Second}, nil
 	}}, Stderr: io.Discard}
 	pr, pw := io.Pipe()
-	c := &conn{d: d, host: Host{Name: "h"}, ctx: context.Background(), askCtx: context.Background(), in: pw, asks: make(chan struct{}, MaxAsks), helloed: true}
+	c := &conn{d: d, host: Host{Name: "h"}, ctx: context.Background(), askCtx: context.Background(), in: pw, asks: make(chan struct{}, MaxAsks), helloed: true, done: &progress{}}
 	lines := make(chan string, 100)
 	go func() {
 		s := bufio.NewScanner(pr)
@@ -99,6 +99,23 @@ func TestAsksBounded(t *testing.T) {
 	for range MaxAsks {
 		if got := <-lines; !strings.HasSuffix(got, `,"reply":"allow"}`) {
 			t.Errorf("a waiting approval: %s", got)
+		}
+	}
+}
+
+// A delivery carried out just before a connection dropped, whose ack was
+// lost with it, comes again in the relay's replay: it is not carried out
+// twice. A relay whose spool started over (its seqs back under the last
+// ack) is carried out again.
+func TestProgressAgain(t *testing.T) {
+	var p progress
+	p.acked, p.carried = 10, 14 // acked up to 10, carried up to 14
+	for _, c := range []struct {
+		seq  uint64
+		want bool
+	}{{9, false}, {10, false}, {11, true}, {14, true}, {15, false}, {2, false}} {
+		if got := p.again(c.seq); got != c.want {
+			t.Errorf("acked 10, carried 14: again(%d) = %v, want %v", c.seq, got, c.want)
 		}
 	}
 }

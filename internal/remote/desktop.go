@@ -158,7 +158,7 @@ type conn struct {
 
 	asks    chan struct{} // a slot per waiting Ask
 	done    *progress
-	refused int           // refused lines, for the log's bound
+	refused int // refused lines, for the log's bound
 	helloed bool
 }
 
@@ -332,6 +332,7 @@ func (c *conn) hello(h *Hello) error {
 		return fmt.Errorf("the relay speaks wire version %d, this hookwire %d: install the same hookwire release on both machines", h.V, Version)
 	}
 	c.helloed = true
+	c.done.from(h.Spool)
 	c.d.say("%s: connected to the relay (hookwire %s on %s)", c.host.Name, short(h.Version), short(h.Host))
 	return nil
 }
@@ -355,20 +356,31 @@ func (c *conn) ack(seq uint64) {
 	if seq == 0 {
 		return
 	}
-	c.done.acked = max(c.done.acked, seq)
 	c.control(Control{Ack: seq})
 }
 
-// progress is how far a host's deliveries went, across its connections:
-// the highest seq acked, and the highest carried out (acks are batched, and
-// a connection may end between the two).
-type progress struct{ acked, carried uint64 }
+// progress is how far a host's deliveries went, across its connections: the
+// highest seq carried out, of the spool the relay's hello names. An ack can
+// be lost with the connection (written into a dying ssh), and the relay then
+// replays what was carried out already.
+type progress struct {
+	spool   string
+	carried uint64
+}
 
-// again says a delivery was carried out on an earlier connection: its seq is
-// past the last ack and not past the last carried. A relay whose spool
-// started over (its seqs back below the last ack) is carried out again.
+// again says a delivery was carried out on an earlier connection: the same
+// spool, and a seq not past the last carried.
 func (p *progress) again(seq uint64) bool {
-	return seq > p.acked && seq <= p.carried
+	return p.spool != "" && seq <= p.carried
+}
+
+// from starts a connection's deliveries: a spool other than the last one's
+// (a relay directory made again, or another machine behind the same name)
+// starts over.
+func (p *progress) from(spool string) {
+	if spool != p.spool {
+		*p = progress{spool: spool}
+	}
 }
 
 func (c *conn) control(ctl Control) {

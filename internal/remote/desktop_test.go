@@ -105,17 +105,31 @@ func TestAsksBounded(t *testing.T) {
 
 // A delivery carried out just before a connection dropped, whose ack was
 // lost with it, comes again in the relay's replay: it is not carried out
-// twice. A relay whose spool started over (its seqs back under the last
-// ack) is carried out again.
+// twice. Another spool (a relay directory made again) starts over, and a
+// relay that names none is never skipped.
 func TestProgressAgain(t *testing.T) {
 	var p progress
-	p.acked, p.carried = 10, 14 // acked up to 10, carried up to 14
+	p.from("a1")
+	p.carried = 14
 	for _, c := range []struct {
 		seq  uint64
 		want bool
-	}{{9, false}, {10, false}, {11, true}, {14, true}, {15, false}, {2, false}} {
+	}{{2, true}, {14, true}, {15, false}} {
 		if got := p.again(c.seq); got != c.want {
-			t.Errorf("acked 10, carried 14: again(%d) = %v, want %v", c.seq, got, c.want)
+			t.Errorf("spool a1, carried 14: again(%d) = %v, want %v", c.seq, got, c.want)
 		}
+	}
+	p.from("a1")
+	if !p.again(14) {
+		t.Error("the same spool again: its progress was lost")
+	}
+	p.from("b2")
+	if p.again(2) {
+		t.Error("another spool: skipped what it never carried out")
+	}
+	p.from("")
+	p.carried = 14
+	if p.again(2) {
+		t.Error("a relay that names no spool: skipped")
 	}
 }

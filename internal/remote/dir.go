@@ -1,12 +1,15 @@
 package remote
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 
 	"github.com/hookwire/hookwire/internal/safefile"
 	"github.com/hookwire/hookwire/internal/state"
@@ -93,3 +96,36 @@ func Create(dir string) error {
 
 // SocketPath is the relay's socket in dir.
 func SocketPath(dir string) string { return filepath.Join(dir, socketFile) }
+
+// spoolID is the relay directory's spool's name (relay/id), made with the
+// first relay: random, so that a directory made again has another; "" if
+// it cannot be read or made (the desktop then cannot tell a replay of what
+// it carried out from a new spool, and carries out both).
+func spoolID(dir string) string {
+	path := filepath.Join(dir, idFile)
+	if b, err := safefile.ReadFile(path); err == nil {
+		if id := strings.TrimSpace(string(b)); len(id) == 2*idBytes {
+			return id
+		}
+		return "" // not one of ours: left as it is
+	}
+	var raw [idBytes]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return ""
+	}
+	id := hex.EncodeToString(raw[:])
+	f, err := safefile.Open(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return "" // another relay made it at the same moment: the next hello has it
+	}
+	defer f.Close()
+	if _, err := f.WriteString(id); err != nil {
+		return ""
+	}
+	return id
+}
+
+const (
+	idFile  = "id"
+	idBytes = 8
+)

@@ -78,7 +78,7 @@ func (cfg Relay) Run(ctx context.Context) error {
 	go r.accept(ln, pokes)
 	r.acked.Store(readAcked(cfg.Dir))
 	r.start()
-	r.write(Envelope{Hello: &Hello{V: Version, Version: cfg.Version, Host: cfg.Host}})
+	r.write(Envelope{Hello: &Hello{V: Version, Version: cfg.Version, Host: cfg.Host, Spool: spoolID(cfg.Dir)}})
 	n := r.scan(true)
 	fmt.Fprintf(cfg.Err, "hookwire relay: %s: %d spooled deliveries sent, streaming\n", cfg.Dir, n)
 	eof := make(chan error, 1)

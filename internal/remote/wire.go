@@ -36,6 +36,10 @@ type Hello struct {
 	V       int    `json:"v"`
 	Version string `json:"version"` // the relay binary's version
 	Host    string `json:"host"`    // the remote machine's own hostname, for the log only
+	// Spool names the relay directory's spool: its seqs rise for as long
+	// as it stays the same, so a desktop knows what it already carried out
+	// (a new one, after the directory was made again, starts over).
+	Spool string `json:"spool,omitempty"`
 }
 
 // Delivery is one surface's finished delivery, made where the agent runs.

@@ -86,7 +86,7 @@ func MainCombined(c Combined) {
 
 // RunCombined runs it and returns its exit status.
 func RunCombined(c Combined, args []string, stdin *os.File, stdout, stderr io.Writer) int {
-	growStack()
+	growStack(0)
 	names, rest := surfacesFlag(args)
 	if len(names) == 0 {
 		names = c.Default
@@ -233,7 +233,7 @@ func (inv *Invocation) serve(bins []*Binary, args []string) ([]*Invocation, []*l
 		subs, outs = append(subs, sub), append(outs, out)
 		wg.Add(1)
 		go func() {
-			growStack()
+			growStack(0)
 			defer wg.Done()
 			defer func() {
 				sub.recovered(recover())

@@ -93,7 +93,7 @@ func RunCombined(c Combined, args []string, stdin *os.File, stdout, stderr io.Wr
 	if len(args) > 0 && c.Direct[args[0]] != nil {
 		return c.Direct[args[0]](args[1:], stdin, stdout, stderr)
 	}
-	growStack()
+	growStack(0)
 	given, rest := surfacesFlag(args)
 	names := given
 	if len(names) == 0 {
@@ -241,7 +241,7 @@ func (inv *Invocation) serve(bins []*Binary, args []string) ([]*Invocation, []*l
 		subs, outs = append(subs, sub), append(outs, out)
 		wg.Add(1)
 		go func() {
-			growStack()
+			growStack(0)
 			defer wg.Done()
 			defer func() {
 				sub.recovered(recover())

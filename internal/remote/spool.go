@@ -253,13 +253,13 @@ func lock(ctx context.Context, dir string) (release func(), err error) {
 		return nil, err
 	}
 	for {
-		ok, err := tryLock(f)
+		ok, err := state.TryLock(f)
 		if err != nil {
 			f.Close()
 			return nil, err
 		}
 		if ok {
-			return func() { unlock(f); f.Close() }, nil
+			return func() { state.Unlock(f); f.Close() }, nil
 		}
 		select {
 		case <-ctx.Done():

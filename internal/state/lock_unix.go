@@ -9,7 +9,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-func tryLock(f *os.File) (bool, error) {
+// TryLock takes an exclusive lock on f without waiting: false when
+// another holds it. The relay's spool locks with it too.
+func TryLock(f *os.File) (bool, error) {
 	err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
 	if errors.Is(err, unix.EWOULDBLOCK) {
 		return false, nil
@@ -17,4 +19,5 @@ func tryLock(f *os.File) (bool, error) {
 	return err == nil, err
 }
 
-func unlockFile(f *os.File) { unix.Flock(int(f.Fd()), unix.LOCK_UN) }
+// Unlock releases TryLock's lock.
+func Unlock(f *os.File) { unix.Flock(int(f.Fd()), unix.LOCK_UN) }

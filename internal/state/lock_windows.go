@@ -7,7 +7,9 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-func tryLock(f *os.File) (bool, error) {
+// TryLock takes an exclusive lock on f without waiting: false when
+// another holds it. The relay's spool locks with it too.
+func TryLock(f *os.File) (bool, error) {
 	ol := new(windows.Overlapped)
 	err := windows.LockFileEx(windows.Handle(f.Fd()),
 		windows.LOCKFILE_EXCLUSIVE_LOCK|windows.LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, ol)
@@ -17,6 +19,7 @@ func tryLock(f *os.File) (bool, error) {
 	return err == nil, err
 }
 
-func unlockFile(f *os.File) {
+// Unlock releases TryLock's lock.
+func Unlock(f *os.File) {
 	windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, new(windows.Overlapped))
 }

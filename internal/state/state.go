@@ -282,9 +282,9 @@ func (s *Store) Lock(ctx context.Context, name string) (release func(), err erro
 			return nil, fmt.Errorf("lock %s: %w", name, err)
 		}
 		if current(f, path) {
-			return func() { unlockFile(f); f.Close() }, nil
+			return func() { Unlock(f); f.Close() }, nil
 		}
-		unlockFile(f) // GC unlinked it while we waited: take the new one
+		Unlock(f) // GC unlinked it while we waited: take the new one
 		f.Close()
 	}
 }
@@ -292,7 +292,7 @@ func (s *Store) Lock(ctx context.Context, name string) (release func(), err erro
 // waitLock takes f's lock, polling until ctx ends.
 func waitLock(ctx context.Context, f *os.File) error {
 	for {
-		ok, err := tryLock(f)
+		ok, err := TryLock(f)
 		if err != nil || ok {
 			return err
 		}
@@ -346,10 +346,10 @@ func (s *Store) remove(name string) bool {
 		return false
 	}
 	defer f.Close()
-	if ok, err := tryLock(f); !ok || err != nil {
+	if ok, err := TryLock(f); !ok || err != nil {
 		return false
 	}
-	defer unlockFile(f)
+	defer Unlock(f)
 	return current(f, s.path(name)) && os.Remove(s.path(name)) == nil
 }
 

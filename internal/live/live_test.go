@@ -95,6 +95,12 @@ func (a agent) path() string {
 
 var update = flag.Bool("u", false, "update the goldens in place (review the diff)")
 
+// raceOptions stops the suite's -race builds (every hook, the fake noctalia)
+// from sleeping a second at exit, their default: a plugin's queue waiting on
+// each hook, and a desktop carrying a host's deliveries one at a time, would
+// wait for the sleeps rather than the work.
+const raceOptions = "atexit_sleep_ms=0"
+
 func TestMain(m *testing.M) {
 	// The fake noctalia is this test binary under another name.
 	if filepath.Base(os.Args[0]) == "noctalia" {
@@ -154,6 +160,9 @@ func TestLive(t *testing.T) {
 		RequireUniqueNames:  true,
 		Cmds:                cmds,
 		Condition: func(cond string) (bool, error) {
+			if cond == "race" {
+				return raceBuild, nil
+			}
 			if cond == "tmux" {
 				_, err := exec.LookPath("tmux")
 				return err == nil, nil
@@ -212,6 +221,7 @@ func TestLive(t *testing.T) {
 			// run (sh, coreutils); fake-noctalia puts the fake before all.
 			env.Setenv("PATH", strings.Join([]string{bin, filepath.Dir(node), "/usr/local/bin", "/usr/bin", "/bin"}, string(os.PathListSeparator)))
 			env.Setenv("TERM", "dumb")
+			env.Setenv("GORACE", raceOptions)
 			for _, d := range []string{home, filepath.Join(env.WorkDir, "run"), filepath.Join(env.WorkDir, "proj")} {
 				if err := os.MkdirAll(d, 0o700); err != nil {
 					return err

@@ -29,7 +29,7 @@ func shellQuote(s string) string {
 // `hookwire remote --command … devbox devbox2` reaches each host's HOME.
 func remoteEnv(ts *testscript.TestScript, home string, vars []string) string {
 	words := []string{"env", "-C", home + "/proj", "HOME=" + home,
-		"PATH=" + ts.Getenv("REMOTE_BIN") + ":/usr/bin:/bin", "TERM=dumb"}
+		"PATH=" + ts.Getenv("REMOTE_BIN") + ":/usr/bin:/bin", "TERM=dumb", "GORACE=" + raceOptions}
 	out := make([]string, 0, len(words)+len(vars))
 	for _, w := range append(words, vars...) {
 		if strings.Contains(w, "%u") && shellQuote(strings.ReplaceAll(w, "%u", "u")) == strings.ReplaceAll(w, "%u", "u") {

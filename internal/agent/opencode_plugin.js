@@ -30,7 +30,7 @@
 // (a subagent's), `parentID`; session.idle and session.error under
 // `opencode run` have `subcommand: "run"`. Large outputs are cut.
 import { spawn } from "node:child_process"
-import { closeSync, openSync, unlinkSync, writeSync } from "node:fs"
+import { closeSync, mkdtempSync, openSync, unlinkSync, writeSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 

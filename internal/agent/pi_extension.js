@@ -27,7 +27,7 @@
 //   session_shutdown: reason ("quit", "new", "resume", "fork", "reload").
 // Large texts are cut.
 import { spawn } from "node:child_process"
-import { closeSync, openSync, unlinkSync, writeSync } from "node:fs"
+import { closeSync, mkdtempSync, openSync, unlinkSync, writeSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 

@@ -160,9 +160,6 @@ func TestLive(t *testing.T) {
 		RequireUniqueNames:  true,
 		Cmds:                cmds,
 		Condition: func(cond string) (bool, error) {
-			if cond == "race" {
-				return raceBuild, nil
-			}
 			if cond == "tmux" {
 				_, err := exec.LookPath("tmux")
 				return err == nil, nil

@@ -155,13 +155,21 @@ func startWith(ts *testscript.TestScript, name, network, addr string, isHTTP boo
 	return f
 }
 
+// stop ends the fake and waits for the connections it is serving. quit is
+// closed under mu, and serve counts a connection under mu only while quit is
+// open: a count is never raised beside the Wait (the race detector reports a
+// WaitGroup whose first Add and Wait are not ordered, as when a hook's
+// connection was still being answered at a script's end).
 func (f *fake) stop() {
+	f.mu.Lock()
 	select {
 	case <-f.quit:
+		f.mu.Unlock()
 		return
 	default:
 	}
 	close(f.quit)
+	f.mu.Unlock()
 	f.ln.Close()
 	f.wg.Wait()
 }
@@ -173,9 +181,16 @@ func (f *fake) serve() {
 			return
 		}
 		f.mu.Lock()
+		select {
+		case <-f.quit:
+			f.mu.Unlock()
+			conn.Close()
+			return
+		default:
+		}
 		m := f.mode
-		f.mu.Unlock()
 		f.wg.Add(1)
+		f.mu.Unlock()
 		go func() {
 			defer f.wg.Done()
 			defer conn.Close()

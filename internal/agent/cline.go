@@ -28,7 +28,9 @@ var cline = &Dialect{
 	Product: "cline-cli",
 	Events: []Name{
 		// Once per task: `cline "…"` runs one task and exits (no
-		// SessionShutdown then).
+		// SessionShutdown then). Cline does not wait for its hooks: they
+		// are ahead of the first tool's by the model's first answer, which
+		// a real API takes far longer to give than they take to run.
 		{"TaskStart", SessionStart, false},
 		{"TaskResume", SessionStart, false},
 		// Before the first model call; in a one-shot run its prompt is

@@ -160,3 +160,50 @@ func TestLongFunctionsFound(t *testing.T) {
 		t.Errorf("longFunctions = %q, want only long at 61 lines", long)
 	}
 }
+
+// TestNoRegexpAtInit holds the rule that cut most of a hook's start (issue
+// 23): no package a binary imports compiles a regular expression when the
+// package initialises. Package init runs in every hook of every agent; one
+// expression with a counted repetition ({0,63}) cost some 870 allocations
+// there. Compile it on first use (sync.OnceValue), where it is needed. The
+// packages for a person's commands count too: their init runs in hooks as
+// well.
+func TestNoRegexpAtInit(t *testing.T) {
+	t.Parallel()
+	dirs := append(hookPathPackages(t), "internal/install")
+	for _, dir := range dirs {
+		for _, file := range goFiles(t, dir) {
+			f, err := parser.ParseFile(token.NewFileSet(), file, nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, call := range initCompiles(f) {
+				t.Errorf("%s: %s at package level: compile it on first use", file, call)
+			}
+		}
+	}
+}
+
+// initCompiles names the regexp compilations in f's package-level
+// variables, outside function literals (which run later, if ever).
+func initCompiles(f *ast.File) []string {
+	var found []string
+	for _, decl := range f.Decls {
+		gen, ok := decl.(*ast.GenDecl)
+		if !ok || gen.Tok != token.VAR {
+			continue
+		}
+		ast.Inspect(gen, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.SelectorExpr:
+				if x, ok := n.X.(*ast.Ident); ok && x.Name == "regexp" && strings.HasPrefix(n.Sel.Name, "MustCompile") {
+					found = append(found, "regexp."+n.Sel.Name)
+				}
+			}
+			return true
+		})
+	}
+	return found
+}

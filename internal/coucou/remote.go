@@ -7,6 +7,7 @@ import (
 	"os"
 	"regexp"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/hookwire/hookwire/internal/remote"
@@ -23,7 +24,9 @@ const MaxRemoteBody = 64 << 10
 var remoteDropped = []string{"vscode_pid", "session_pid", "iterm_session_id", "term_session_id", "wt_session", "transcript_path", "transcriptPath"}
 
 // eventWord is what a line's hook_event_name may be: a name, never a path.
-var eventWord = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]{0,63}$`)
+// It is compiled on first use, on the desktop: package init runs in every
+// hook, which never checks it.
+var eventWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]{0,63}$`) })
 
 // Remote is Coucou's side of `hookwire remote`: a line made by nb-hook (or
 // hookwire) on another machine goes to this desktop's Coucou socket, after
@@ -94,7 +97,7 @@ func remoteLine(host string, body []byte) ([]byte, remoteEvent, error) {
 		return nil, ev, errors.New("coucou: a body that is not one JSON object")
 	}
 	name, ok := p["hook_event_name"].(string)
-	if !ok || !eventWord.MatchString(name) {
+	if !ok || !eventWord().MatchString(name) {
 		return nil, ev, errors.New("coucou: a line without an event name")
 	}
 	ev.event = name

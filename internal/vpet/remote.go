@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
+	"sync"
 
 	"unicode/utf8"
 
@@ -24,7 +25,9 @@ import (
 const MaxRemoteBody = 16 << 10
 
 // sourceWord is what an envelope's source may be: a product id.
-var sourceWord = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+// It is compiled on first use, on the desktop: package init runs in every
+// hook, which never checks it.
+var sourceWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`) })
 
 // Remote is VPet's side of `hookwire remote`: an envelope made by
 // vpet-notify (or hookwire) on another machine, without a token, is checked
@@ -106,7 +109,7 @@ func remoteEnvelope(host string, body []byte) (*Envelope, error) {
 		return nil, errors.New("vpet: an envelope version other than 1")
 	case !slices.Contains(Events, e.Event):
 		return nil, errors.New("vpet: an event that is not one of the sink's")
-	case !sourceWord.MatchString(e.Source):
+	case !sourceWord().MatchString(e.Source):
 		return nil, errors.New("vpet: a source that is not a product id")
 	case e.SessionKey == "" || len(e.SessionKey) > 200 || !utf8.ValidString(e.SessionKey):
 		return nil, errors.New("vpet: a session key that is empty or too long")

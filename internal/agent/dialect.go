@@ -135,6 +135,11 @@ type Settings struct {
 	// Commands are the agent's commands, the first its usual one: one of
 	// them on PATH tells hookwire setup that the agent is installed.
 	Commands []string
+	// Owns, when set, are names in the agent's settings directory that it
+	// alone makes: that directory is shared (Gemini CLI's ~/.gemini also
+	// holds Antigravity's config), so only one of them there tells setup
+	// the agent is installed, not the directory.
+	Owns []string
 	// User and Project are the settings file (for Shapes File, PluginFile
 	// and EventFiles: the directory), from the home directory and from the project's root.
 	User, Project []string

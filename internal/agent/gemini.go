@@ -75,6 +75,9 @@ var gemini = &Dialect{
 
 		// Its commands: one on PATH tells hookwire setup it is installed.
 		Commands: []string{"gemini"},
+		// ~/.gemini is Antigravity's too (config/hooks.json, antigravity/):
+		// what Gemini CLI makes there on its first run is its own.
+		Owns: []string{"settings.json", "tmp", "oauth_creds.json"},
 	},
 	// Gemini CLI reads a JSON object after every hook, and warns without one.
 	Reply: func(string, Reply) string { return "{}" },

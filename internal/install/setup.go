@@ -151,7 +151,8 @@ type change struct {
 
 // found says whether agent a is installed for this user, and what says
 // so: one of its commands on PATH, or the directory its settings are in
-// (under its variable when set: CLAUDE_CONFIG_DIR, CODEX_HOME, …).
+// (under its variable when set: CLAUDE_CONFIG_DIR, CODEX_HOME, …), or in a
+// shared one, a name there that is the agent's own (Settings.Owns).
 func (a *Agent) found(getenv func(string) string, home string) (bool, string) {
 	var why []string
 	for _, c := range a.Commands {
@@ -160,9 +161,16 @@ func (a *Agent) found(getenv func(string) string, home string) (bool, string) {
 			break
 		}
 	}
-	if dir := a.Dir(getenv, home); dir != "" {
+	if dir := a.Dir(getenv, home); dir != "" && len(a.Owns) == 0 {
 		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
 			why = append(why, dir)
+		}
+	} else if dir != "" {
+		for _, name := range a.Owns {
+			if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+				why = append(why, filepath.Join(dir, name))
+				break
+			}
 		}
 	}
 	return len(why) > 0, strings.Join(why, ", ")

@@ -126,6 +126,14 @@ func setupTable() string {
 		if v := d.Settings.HomeVar; v != "" {
 			dir += fmt.Sprintf(" (moved by `$%s`)", v)
 		}
+		if owns := d.Settings.Owns; len(owns) > 0 {
+			// A shared directory: only what the agent alone makes there.
+			var names []string
+			for _, n := range owns {
+				names = append(names, code(n))
+			}
+			dir += ", shared: once it holds " + strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+		}
 		t.add(d.Title, strings.Join(cmds, ", "), dir)
 	}
 	return t.String()

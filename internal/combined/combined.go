@@ -97,7 +97,7 @@ func commands(surfaces []install.Surface, all, given []string) []hook.Command {
 	}
 	cmds := install.Commands(unionSpec(surfaces, names), checks...)
 	spec := func(names []string) install.Spec { return unionSpec(surfaces, names) }
-	setup, doctor := install.Setup("hookwire", surfaces, spec, given)
+	setup, doctor := install.Setup("hookwire", throughRelay(surfaces), spec, given)
 	if given == nil {
 		for i := range cmds {
 			if cmds[i].Name == "doctor" {

@@ -23,6 +23,51 @@ type relayCmd struct {
 	specs  []install.Spec
 }
 
+// crossing are the surfaces that live on a desktop: on an agent's machine
+// with a relay, their hooks hand their deliveries to it (hook/handover.go).
+var crossing = []string{"nb-hook", "pulse-claude", "vpet-notify"}
+
+// throughRelay gives setup and doctor the surfaces as seen from this
+// machine: a crossing surface absent here is found, and checked, through a
+// relay set up here, since its hooks reach it on the desktop that runs
+// hookwire remote. Without this, setup on a dev box would wire none of
+// them, and doctor would call each one silent.
+func throughRelay(surfaces []install.Surface) []install.Surface {
+	out := slices.Clone(surfaces)
+	for i, s := range out {
+		if !slices.Contains(crossing, s.Name) {
+			continue
+		}
+		find, check := s.Find, s.Check
+		out[i].Find = func(getenv func(string) string) install.Presence {
+			p := find(getenv)
+			if dir, ok := relayed(getenv, p); ok {
+				return install.Presence{Found: true, Why: "through the relay " + dir + ", on the desktop that runs hookwire remote"}
+			}
+			return p
+		}
+		out[i].Check = func(getenv func(string) string) []install.Finding {
+			if dir, ok := relayed(getenv, find(getenv)); ok {
+				return []install.Finding{{Status: install.Info, What: "not on this machine: its hooks hand their deliveries to the relay " + dir,
+					Fix: "on the desktop, hookwire remote doctor HOST checks the rest of the way"}}
+			}
+			return check(getenv)
+		}
+	}
+	return out
+}
+
+// relayed says whether a surface not present here (p) is reached through
+// the relay set up here, and where that is.
+func relayed(getenv func(string) string, p install.Presence) (string, bool) {
+	if p.Found {
+		return "", false
+	}
+	dir := remote.Dir(getenv)
+	ok, _ := remote.SetUp(dir)
+	return dir, ok
+}
+
 // relayCommand is the command, with the specs whose hooks --doctor looks
 // for: hookwire's and each crossing surface's own binary's.
 func relayCommand(surfaces []install.Surface) hook.Command {
@@ -33,7 +78,7 @@ func relayCommand(surfaces []install.Surface) hook.Command {
 	}
 	specs := []install.Spec{install.Union("hookwire", []string{"--surfaces", strings.Join(names, ",")}, all...)}
 	for _, s := range surfaces {
-		if slices.Contains([]string{"nb-hook", "pulse-claude", "vpet-notify"}, s.Name) {
+		if slices.Contains(crossing, s.Name) {
 			specs = append(specs, s.Spec)
 		}
 	}

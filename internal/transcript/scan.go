@@ -49,7 +49,7 @@ type Result struct {
 // file makes it megabytes. A variable so that tests can lower it.
 var MaxLine = 64 << 20
 
-// chunk is the read size: large enough that reads cost nothing next to
+// chunk is the largest read: large enough that reads cost nothing next to
 // scanning, small enough to stay in cache.
 const chunk = 1 << 20
 
@@ -63,7 +63,7 @@ func (s *Session) Scan(transcript string, opt Options) (Result, error) {
 		return s.scanCline(transcript)
 	}
 	res := Result{Done: true}
-	buf := make([]byte, chunk)
+	var buf []byte // each file's scan sizes it (scanFile)
 	s.index()
 	done, rescanned, err := s.scanFile(transcript, transcript, true, opt, &buf, &res.Skipped)
 	if rescanned {
@@ -207,6 +207,12 @@ func (s *Session) scanFile(path, key string, main bool, opt Options, buf *[]byte
 	lines := s.lines
 	if opt.Format != Claude {
 		lines = func(region []byte, main bool, opt Options) error { return s.linesOf(region, main, opt.Format) }
+	}
+	// The buffer holds what was appended since the last scan, up to a
+	// chunk: an event whose transcript has not grown (most of them, in a
+	// hook that runs on every tool call) allocates and touches nothing.
+	if want := int(min(chunk, fi.Size()-m.Offset)); len(*buf) < want {
+		*buf = make([]byte, want)
 	}
 	r := &fileReader{f: f, m: m, buf: buf, end: fi.Size(), pos: m.Offset, skipped: skipped, format: opt.Format}
 	for r.pos+int64(r.carry) < r.end {

@@ -131,9 +131,13 @@ func remoteLine(host string, body []byte) ([]byte, remoteEvent, error) {
 	p["session_id"] = ev.session
 	delete(p, "conversation_id")
 	cwd, _ := p["cwd"].(string)
-	if cwd == "" {
+	switch {
+	case ev.kind == "statusline":
+		// The plan-usage line carries nothing of the session but its id
+		// (StatusLine): no folder to name a pill after.
+	case cwd == "":
 		p["cwd"] = host
-	} else {
+	default:
 		p["cwd"] = cwd + " on " + host
 	}
 	for _, f := range remoteDropped {

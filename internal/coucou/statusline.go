@@ -71,7 +71,10 @@ func (c *relayCLI) statusLine(inv *hook.Invocation) error {
 	if line, ok := StatusLine(in.Data); ok {
 		path := SocketPath(Where{GOOS: runtime.GOOS, Getenv: inv.Getenv, Exists: exists,
 			UID: os.Getuid(), TmpDir: os.TempDir(), SID: userSID()})
-		inv.Send(transport.SocketLine{Path: path, Line: line, ConnectWithin: connectWithin})
+		// On an agent's machine whose app is on a desktop, the line crosses
+		// to it through the relay, as the hooks' lines do.
+		send := transport.SocketLine{Path: path, Line: line, ConnectWithin: connectWithin}
+		inv.Send(crossing(send, "StatusLine", gjson.GetBytes(in.Data, "session_id").String(), false))
 	} else {
 		inv.Notef("status line input without rate_limits: nothing for the app")
 	}

@@ -46,6 +46,9 @@ func throughRelay(surfaces []install.Surface) []install.Surface {
 			}
 			return p
 		}
+		if check == nil {
+			continue
+		}
 		out[i].Check = func(getenv func(string) string) []install.Finding {
 			if dir, ok := relayed(getenv, find(getenv)); ok {
 				return []install.Finding{{Status: install.Info, What: "not on this machine: its hooks hand their deliveries to the relay " + dir,

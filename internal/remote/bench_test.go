@@ -4,7 +4,6 @@ package remote
 
 import (
 	"context"
-	"net"
 	"testing"
 )
 
@@ -35,20 +34,7 @@ func BenchmarkHandNoRelay(b *testing.B) {
 
 func BenchmarkHandPoked(b *testing.B) {
 	dir := newDir(b)
-	ln, err := net.Listen("unix", SocketPath(dir))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
+	listenRelay(b, dir, true)
 	l := line("d63ac083", 1, false)
 	missed := 0
 	for b.Loop() {

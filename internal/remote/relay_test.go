@@ -416,24 +416,11 @@ except (BrokenPipeError, ConnectionResetError):
 // deadline.
 func TestAskHungRelay(t *testing.T) {
 	dir := newDir(t)
-	ln, err := net.Listen("unix", SocketPath(dir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close() // held open, never answered
-		}
-	}()
+	listenRelay(t, dir, false) // held open, never answered
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err = Ask(ctx, dir, askLine(time.Minute))
+	_, err := Ask(ctx, dir, askLine(time.Minute))
 	if !errors.Is(err, transport.ErrDeadline) {
 		t.Errorf("Ask = %v, want the deadline", err)
 	}
@@ -484,4 +471,37 @@ func TestCoalesce(t *testing.T) {
 	if p := payloads(Coalesce(in)); p != "v,2,3,bare2" {
 		t.Errorf("Coalesce kept %s, want v,2,3,bare2", p)
 	}
+}
+
+// listenRelay stands in for a relay at dir that only accepts: each
+// connection is closed at once (a poke taken) or, with closeAtOnce false,
+// held open unanswered until the test ends.
+func listenRelay(tb testing.TB, dir string, closeAtOnce bool) {
+	tb.Helper()
+	ln, err := net.Listen("unix", SocketPath(dir))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	held := make(chan []net.Conn)
+	tb.Cleanup(func() {
+		ln.Close()
+		for _, c := range <-held {
+			c.Close()
+		}
+	})
+	go func() {
+		var conns []net.Conn
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				held <- conns
+				return
+			}
+			if closeAtOnce {
+				c.Close()
+				continue
+			}
+			conns = append(conns, c)
+		}
+	}()
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/hookwire/hookwire/internal/trailboss"
 	"github.com/hookwire/hookwire/internal/transport"
 	"github.com/hookwire/hookwire/internal/vpet"
+	"github.com/hookwire/hookwire/internal/warm"
 )
 
 // binaries is the suite. A new binary joins the golden tests, the hostile
@@ -66,7 +67,8 @@ func TestMain(m *testing.M) {
 	for name, bin := range binaries {
 		cmds[name] = func() { testSeams(); hook.Main(bin()) }
 	}
-	cmds["hookwire"] = func() { testSeams(); hook.MainCombined(combined.Hookwire()) }
+	cmds["hookwire"] = func() { testSeams(); combined.Main() }
+	cmds["hookwire-client"] = warm.Client
 	testscript.Main(testkit.CleanupAfter(m), cmds)
 }
 

@@ -4,9 +4,6 @@
 // by default), as that surface's own binary would handle it.
 package main
 
-import (
-	"github.com/hookwire/hookwire/internal/combined"
-	"github.com/hookwire/hookwire/internal/hook"
-)
+import "github.com/hookwire/hookwire/internal/combined"
 
-func main() { hook.MainCombined(combined.Hookwire()) }
+func main() { combined.Main() }

@@ -10,6 +10,11 @@ import (
 // procRoot is /proc; tests point it elsewhere.
 var procRoot = "/proc"
 
+// HookProcess is the process the agent ran for this event, and its parent:
+// this process, unless a warm hookwire serves the event for the client the
+// agent ran (internal/warm), which puts the client's in its place.
+var HookProcess = func() (pid, ppid int) { return os.Getpid(), os.Getppid() }
+
 // maxHops bounds the walk up the process tree: an agent runs a hook as
 // `sh -c`, so the chain is binary → sh → agent, plus wrappers.
 const maxHops = 8
@@ -22,7 +27,7 @@ func (d *Dialect) Process(session string, getenv func(string) string) int {
 	if d.Owns == nil || session == "" {
 		return 0
 	}
-	pid := os.Getppid()
+	_, pid := HookProcess()
 	for range maxHops {
 		if pid <= 1 {
 			return 0

@@ -15,6 +15,7 @@ import (
 	"github.com/hookwire/hookwire/internal/pulse"
 	"github.com/hookwire/hookwire/internal/trailboss"
 	"github.com/hookwire/hookwire/internal/vpet"
+	"github.com/hookwire/hookwire/internal/warm"
 )
 
 // Hookwire is the hookwire binary: every surface, served from one process.
@@ -49,10 +50,25 @@ Always exits 0 in hook mode; prints nothing but a reply the agent's protocol nee
 		specs[s.Name] = s.Spec
 	}
 	c.Hooks = func(name, agent, event string) bool { return specs[name].Hooks(agent, event) }
-	// Not a hook: shows other machines' agents on this desktop (remote.go).
-	c.Direct = map[string]func([]string, *os.File, io.Writer, io.Writer) int{"remote": Remote}
+	// Not hooks: remote shows other machines' agents on this desktop
+	// (remote.go); warm starts the worker hookwire-client hands events to
+	// (warm_linux.go).
+	c.Direct = map[string]func([]string, *os.File, io.Writer, io.Writer) int{"remote": Remote, "warm": Warm}
 	c.Commands = func(given []string) []hook.Command { return commands(surfaces, c.Default, given) }
 	return c
+}
+
+// Main is the hookwire binary. Run by hookwire-client because no worker took
+// the event (warm.EnvStart), it starts one for the next, once the hook is
+// done.
+func Main() {
+	_, start := os.LookupEnv(warm.EnvStart)
+	os.Unsetenv(warm.EnvStart)
+	code := hook.RunCombined(Hookwire(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	if start {
+		StartWarm()
+	}
+	os.Exit(code)
 }
 
 // unionSpec is what hookwire installs for the surfaces named.

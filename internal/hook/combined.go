@@ -392,7 +392,7 @@ func (inv *Invocation) child(b *Binary, out io.Writer) *Invocation {
 		}
 	}
 	sub.stdinOnce.Do(func() {})
-	sub.rec = record{Binary: b.Name, Version: inv.rec.Version, DryRun: sub.dryRun}
+	sub.rec = record{Binary: b.Name, Version: inv.rec.Version, DryRun: sub.dryRun, Warm: Warm}
 	return sub
 }
 

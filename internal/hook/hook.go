@@ -243,7 +243,7 @@ func newInvocation(b *Binary, stdin *os.File, stdout, stderr io.Writer) *Invocat
 	if f, ok := stderr.(*os.File); ok {
 		inv.human = isatty.IsTerminal(f.Fd())
 	}
-	inv.rec = record{Binary: b.Name, Version: BuildVersion(), DryRun: inv.dryRun}
+	inv.rec = record{Binary: b.Name, Version: BuildVersion(), DryRun: inv.dryRun, Warm: Warm}
 	inv.setBudget(inv.asFinisher())
 	if name, err := laterName(); err != nil {
 		inv.Notef("finisher: %v", err)
@@ -328,6 +328,10 @@ func (inv *Invocation) exitNow() {
 	inv.finish()
 	exit(0)
 }
+
+// Warm is set by a warm worker (internal/combined's warm_linux.go) before it
+// runs the hook it took from hookwire-client: its log lines say so.
+var Warm bool
 
 // exit ends the process, and replyGrace is how long the watchdog lets a
 // reply being written finish: variables so that tests can watch it.
@@ -592,7 +596,8 @@ func (inv *Invocation) ParentPID() int {
 	if inv.origin != nil && inv.origin.PPID > 0 {
 		return inv.origin.PPID
 	}
-	return os.Getppid()
+	_, ppid := agent.HookProcess()
+	return ppid
 }
 
 // Stdin returns what the agent wrote on stdin, read on first use.

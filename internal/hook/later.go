@@ -90,7 +90,8 @@ type entry struct {
 
 // entry is this hook's invocation, to be sent by a finisher.
 func (inv *Invocation) entry() entry {
-	e := entry{Args: inv.args, Payload: inv.Stdin().Data, PPID: os.Getppid()}
+	_, ppid := agent.HookProcess()
+	e := entry{Args: inv.args, Payload: inv.Stdin().Data, PPID: ppid}
 	if inv.bin.Origin != nil {
 		e.Env = inv.bin.Origin(inv.Getenv)
 	}

@@ -7,11 +7,15 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/hookwire/hookwire/internal/agent"
 )
 
-// controllingTTY reads tty_nr from /proc/self/stat and names the device.
+// controllingTTY reads tty_nr from /proc/<pid>/stat of the process the
+// agent ran (this one, or a warm hookwire's client) and names the device.
 func controllingTTY() string {
-	b, err := os.ReadFile("/proc/self/stat")
+	pid, _ := agent.HookProcess()
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return ""
 	}

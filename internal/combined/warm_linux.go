@@ -1,0 +1,389 @@
+package combined
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/hookwire/hookwire/internal/agent"
+	"github.com/hookwire/hookwire/internal/hook"
+	"github.com/hookwire/hookwire/internal/state"
+	"github.com/hookwire/hookwire/internal/transport"
+	"github.com/hookwire/hookwire/internal/warm"
+)
+
+// The worker side of the warm path (internal/warm has the client and the
+// wire). A worker is a hookwire process that has started and initialised,
+// and waits on the socket for one event; when a client hands it one, it
+// starts its successor (who inherits the listening socket), takes the
+// client's descriptors, environment and directory for its own, runs the
+// hook as hookwire would, and ends. One event, one process, as without the
+// warm path: nothing is shared between events, nothing queues behind an
+// approval a person takes a minute to answer.
+
+// WarmIdle is how long a worker waits for an event before it ends, the
+// socket with it: the next event then runs hookwire itself and starts one
+// again.
+var WarmIdle = 30 * time.Minute
+
+// warmPoll is how often a waiting worker checks that its socket is still
+// its own (removed with a test's directory, or taken over by a starter).
+const warmPoll = time.Second
+
+// warmWait bounds each step of a client's request: a peer that connects and
+// says nothing must not hold the worker.
+const warmWait = 2 * time.Second
+
+// StartWarm starts a worker for the next events, detached, when hookwire
+// runs as the client's fallback (the client sets warm.EnvStart). It is
+// called once the hook is done; the worker's starter checks whether one
+// already answers.
+func StartWarm() {
+	exe, err := os.Executable()
+	if err != nil {
+		return
+	}
+	cmd := &exec.Cmd{Path: exe, Args: []string{os.Args[0], "warm"}, Env: warmEnv()}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if cmd.Start() == nil {
+		cmd.Process.Release()
+	}
+}
+
+// warmEnv is a worker's own environment: where its state lives, and the Go
+// runtime's settings. Each event brings its own.
+func warmEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if k == "XDG_RUNTIME_DIR" || k == "TMPDIR" || k == "HOME" || k == "XDG_CACHE_HOME" || strings.HasPrefix(k, "GO") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+// Warm is `hookwire warm`: with no argument, start a worker unless one
+// answers on the socket (the starter becomes it); with --serve, be the
+// successor of one, the listening socket on descriptor 3.
+func Warm(args []string, _ *os.File, _, stderr io.Writer) int {
+	st, err := state.Open(os.Getenv, warm.Store)
+	if err != nil {
+		fmt.Fprintf(stderr, "hookwire warm: %v\n", err)
+		return 1
+	}
+	sock := filepath.Join(st.Dir(), warm.SocketName)
+	if len(args) == 3 && args[0] == "--serve" {
+		ino, _ := strconv.ParseUint(args[1], 10, 64)
+		born, _ := strconv.ParseInt(args[2], 10, 64)
+		return serveWarm(3, sock, ino, time.UnixMilli(born))
+	}
+	if len(args) > 0 {
+		fmt.Fprintf(stderr, "hookwire warm: no arguments (it starts the worker hookwire-client hands events to)\n")
+		return 2
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*warmWait)
+	defer cancel()
+	release, err := st.Lock(ctx, "start")
+	if err != nil {
+		fmt.Fprintf(stderr, "hookwire warm: %v\n", err)
+		return 1
+	}
+	if warmAnswers(sock) {
+		release()
+		return 0
+	}
+	ln, ino, err := listenWarm(sock)
+	release()
+	if err != nil {
+		fmt.Fprintf(stderr, "hookwire warm: %v\n", err)
+		return 1
+	}
+	return serveWarm(ln, sock, ino, time.Now())
+}
+
+// warmAnswers asks the socket's worker a question it refuses at once (an
+// empty request): a worker that does not answer within warmWait is wedged,
+// and its socket is taken over.
+func warmAnswers(sock string) bool {
+	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(fd)
+	if withDir(sock, func(path string) error { return unix.Connect(fd, &unix.SockaddrUnix{Name: path}) }) != nil {
+		return false
+	}
+	if cred, err := unix.GetsockoptUcred(fd, unix.SOL_SOCKET, unix.SO_PEERCRED); err != nil || int(cred.Uid) != os.Getuid() {
+		return false
+	}
+	tv := unix.NsecToTimeval(warmWait.Nanoseconds())
+	unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv)
+	unix.Write(fd, []byte{0, 0, 0, 0})
+	var b [1]byte
+	n, _ := unix.Read(fd, b[:])
+	return n == 1
+}
+
+// listenWarm binds the socket (a stale one, of a worker gone, removed
+// first), 0600, and returns it with its inode: the worker's claim on the
+// path, which a successor checks.
+func listenWarm(sock string) (fd int, ino uint64, err error) {
+	var fi unix.Stat_t
+	if unix.Lstat(sock, &fi) == nil {
+		if fi.Mode&unix.S_IFMT != unix.S_IFSOCK {
+			return -1, 0, fmt.Errorf("%s is not a socket: not touched", sock)
+		}
+		unix.Unlink(sock)
+	}
+	fd, err = unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return -1, 0, err
+	}
+	old := unix.Umask(0o077)
+	err = withDir(sock, func(path string) error { return unix.Bind(fd, &unix.SockaddrUnix{Name: path}) })
+	unix.Umask(old)
+	if err == nil {
+		err = unix.Listen(fd, 64)
+	}
+	if err == nil {
+		err = unix.Lstat(sock, &fi)
+	}
+	if err != nil {
+		unix.Close(fd)
+		return -1, 0, err
+	}
+	return fd, fi.Ino, nil
+}
+
+// withDir calls f with a socket's path, or, for one too long for a socket
+// address, with a path through its directory's descriptor.
+func withDir(sock string, f func(path string) error) error {
+	if len(sock) < 108 {
+		return f(sock)
+	}
+	d, err := unix.Open(filepath.Dir(sock), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(d)
+	return f("/proc/self/fd/" + strconv.Itoa(d) + "/" + filepath.Base(sock))
+}
+
+// ours reports whether sock is still the socket the worker was handed.
+func ours(sock string, ino uint64) bool {
+	var fi unix.Stat_t
+	return unix.Lstat(sock, &fi) == nil && fi.Ino == ino
+}
+
+// serveWarm waits for one event on ln and serves it; it returns only when
+// the worker ends without one (idle, its socket gone, its binary replaced).
+func serveWarm(ln int, sock string, ino uint64, born time.Time) int {
+	var self unix.Stat_t
+	if unix.Stat("/proc/self/exe", &self) != nil {
+		return 1
+	}
+	exe, _ := os.Executable()
+	for {
+		if time.Since(born) > WarmIdle || !ours(sock, ino) {
+			retire(sock, ino)
+			return 0
+		}
+		fds := []unix.PollFd{{Fd: int32(ln), Events: unix.POLLIN}}
+		if n, err := unix.Poll(fds, int(warmPoll/time.Millisecond)); n == 0 || errors.Is(err, unix.EINTR) {
+			continue
+		} else if err != nil {
+			return 1
+		}
+		conn, _, err := unix.Accept4(ln, unix.SOCK_CLOEXEC)
+		if err != nil {
+			continue
+		}
+		req, files, pid, ok := takeRequest(conn)
+		if !ok {
+			unix.Close(conn)
+			continue
+		}
+		if stale(req.Hookwire, &self) {
+			// A client of another hookwire, or of this one's upgrade: it
+			// runs its own; a worker whose binary was replaced ends.
+			unix.Write(conn, []byte{warm.Refused})
+			closeAll(conn, files)
+			if replaced(exe, &self) {
+				retire(sock, ino)
+				return 0
+			}
+			continue
+		}
+		if !agreed(conn) {
+			closeAll(conn, files) // the client gave up first: it runs hookwire itself
+			continue
+		}
+		succeed(ln, ino)
+		unix.Close(ln)
+		return runWarm(conn, req, files, pid)
+	}
+}
+
+// retire removes the socket if it is still this worker's.
+func retire(sock string, ino uint64) {
+	if ours(sock, ino) {
+		unix.Unlink(sock)
+	}
+}
+
+// takeRequest reads a request and the three descriptors that come with it,
+// from a client of this user. ok is false for anything else, answered
+// Refused (a starter's question is one).
+func takeRequest(conn int) (req warm.Request, files []int, pid int, ok bool) {
+	cred, err := unix.GetsockoptUcred(conn, unix.SOL_SOCKET, unix.SO_PEERCRED)
+	if err != nil || int(cred.Uid) != os.Getuid() {
+		return req, nil, 0, false
+	}
+	tv := unix.NsecToTimeval(warmWait.Nanoseconds())
+	unix.SetsockoptTimeval(conn, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv)
+	unix.SetsockoptTimeval(conn, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv)
+	head := make([]byte, 4)
+	oob := make([]byte, unix.CmsgSpace(3*4))
+	n, oobn, _, _, err := unix.Recvmsg(conn, head, oob, unix.MSG_CMSG_CLOEXEC)
+	if err == nil && oobn > 0 {
+		if msgs, perr := unix.ParseSocketControlMessage(oob[:oobn]); perr == nil {
+			for _, m := range msgs {
+				if fds, err := unix.ParseUnixRights(&m); err == nil {
+					files = append(files, fds...)
+				}
+			}
+		}
+	}
+	refuse := func() (warm.Request, []int, int, bool) {
+		unix.Write(conn, []byte{warm.Refused})
+		for _, f := range files {
+			unix.Close(f)
+		}
+		return warm.Request{}, nil, 0, false
+	}
+	if err != nil || n < 4 || !fill(conn, head[n:]) || len(files) != 3 {
+		return refuse()
+	}
+	size := warm.Length(head)
+	if size <= 0 || size > warm.MaxRequest {
+		return refuse()
+	}
+	body := make([]byte, size)
+	if !fill(conn, body) {
+		return refuse()
+	}
+	if req, ok = warm.Decode(body); !ok || (len(req.Args) > 0 && req.Args[0] == "warm") {
+		return refuse()
+	}
+	return req, files, int(cred.Pid), true
+}
+
+func fill(fd int, b []byte) bool {
+	for len(b) > 0 {
+		n, err := unix.Read(fd, b)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil || n <= 0 {
+			return false
+		}
+		b = b[n:]
+	}
+	return true
+}
+
+// stale reports a request for another hookwire than this process's file.
+func stale(hookwire string, self *unix.Stat_t) bool {
+	var fi unix.Stat_t
+	return unix.Stat(hookwire, &fi) != nil || fi.Dev != self.Dev || fi.Ino != self.Ino
+}
+
+// replaced reports that this worker's own path holds another file now: it
+// was upgraded, and its clients run the new one.
+func replaced(exe string, self *unix.Stat_t) bool {
+	var fi unix.Stat_t
+	return exe == "" || unix.Stat(exe, &fi) != nil || fi.Dev != self.Dev || fi.Ino != self.Ino
+}
+
+// agreed sends Accepted and waits for the client's go: only then is the
+// event this worker's, and the client's no longer.
+func agreed(conn int) bool {
+	if _, err := unix.Write(conn, []byte{warm.Accepted}); err != nil {
+		return false
+	}
+	var b [1]byte
+	return fill(conn, b[:]) && b[0] == warm.Go
+}
+
+// succeed starts the next worker on the listening socket. If it cannot,
+// the socket closes with this worker, and the next client runs hookwire
+// itself, which starts a new one.
+func succeed(ln int, ino uint64) {
+	exe, err := os.Executable()
+	if err != nil {
+		return
+	}
+	unix.SetNonblock(ln, false)
+	f := os.NewFile(uintptr(ln), "warm.sock")
+	cmd := &exec.Cmd{Path: exe, Env: os.Environ(), ExtraFiles: []*os.File{f},
+		Args: []string{os.Args[0], "warm", "--serve", strconv.FormatUint(ino, 10), strconv.FormatInt(time.Now().UnixMilli(), 10)}}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if cmd.Start() == nil {
+		cmd.Process.Release()
+	}
+}
+
+// runWarm becomes the client's process for the hook: its arguments,
+// environment, directory, parent and descriptors; then runs the hook and
+// sends the status.
+func runWarm(conn int, req warm.Request, files []int, pid int) int {
+	unix.SetsockoptTimeval(conn, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &unix.Timeval{})
+	os.Args = append([]string{os.Args[0]}, req.Args...)
+	os.Clearenv()
+	for _, kv := range req.Env {
+		if k, v, ok := strings.Cut(kv, "="); ok && k != "" {
+			os.Setenv(k, v)
+		}
+	}
+	os.Chdir(req.Dir)
+	agent.HookProcess = func() (int, int) { return pid, req.PPID }
+	keep := []*os.File{os.Stdin, os.Stdout, os.Stderr} // their finalizers would close 0, 1, 2
+	os.Stdin = os.NewFile(uintptr(files[0]), "/dev/stdin")
+	os.Stdout = os.NewFile(uintptr(files[1]), "/dev/stdout")
+	os.Stderr = os.NewFile(uintptr(files[2]), "/dev/stderr")
+	// The client gone (the agent killed it, or gave up on it) is this hook
+	// killed: what it started dies with it, as it would have.
+	go func() {
+		var b [1]byte
+		fill(conn, b[:])
+		transport.KillAll()
+		os.Exit(0)
+	}()
+	hook.Warm = true
+	code := hook.RunCombined(Hookwire(), req.Args, os.Stdin, os.Stdout, os.Stderr)
+	os.Stdin.Close()
+	os.Stdout.Close()
+	os.Stderr.Close()
+	unix.Write(conn, []byte{byte(code)})
+	runtime.KeepAlive(keep)
+	return code
+}
+
+func closeAll(conn int, files []int) {
+	for _, f := range files {
+		unix.Close(f)
+	}
+	unix.Close(conn)
+}

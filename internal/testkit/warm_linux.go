@@ -1,0 +1,74 @@
+package testkit
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+	"golang.org/x/sys/unix"
+
+	"github.com/hookwire/hookwire/internal/warm"
+)
+
+// cmdWarmReady waits (up to 10 s) for a warm worker to answer on the
+// script's socket ($XDG_RUNTIME_DIR/hookwire/warm/sock), and writes its pid
+// to PIDFILE if one is given; with !, it waits for none to answer.
+func cmdWarmReady(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) > 1 {
+		ts.Fatalf("usage: [!] warm-ready [PIDFILE]")
+	}
+	sock := filepath.Join(ts.Getenv("XDG_RUNTIME_DIR"), "hookwire", warm.Store, warm.SocketName)
+	for end := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		pid := WarmPing(sock)
+		if pid > 0 && !neg {
+			if len(args) == 1 {
+				ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(strconv.Itoa(pid)+"\n"), 0o600))
+			}
+			return
+		}
+		if pid == 0 && neg {
+			return
+		}
+		if time.Now().After(end) {
+			if neg {
+				ts.Fatalf("a warm worker (pid %d) still answers on %s", pid, sock)
+			}
+			ts.Fatalf("no warm worker answers on %s", sock)
+		}
+	}
+}
+
+// WarmPing asks the worker on sock the question a starter asks (an empty
+// request, which it refuses at once) and returns its pid, 0 when none
+// answers within a second.
+func WarmPing(sock string) int {
+	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return 0
+	}
+	defer unix.Close(fd)
+	d, err := unix.Open(filepath.Dir(sock), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return 0
+	}
+	defer unix.Close(d)
+	// Through the directory's descriptor: a script's paths are too long
+	// for a socket address.
+	if unix.Connect(fd, &unix.SockaddrUnix{Name: "/proc/self/fd/" + strconv.Itoa(d) + "/" + filepath.Base(sock)}) != nil {
+		return 0
+	}
+	cred, err := unix.GetsockoptUcred(fd, unix.SOL_SOCKET, unix.SO_PEERCRED)
+	if err != nil {
+		return 0
+	}
+	tv := unix.Timeval{Sec: 1}
+	unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv)
+	unix.Write(fd, []byte{0, 0, 0, 0})
+	var b [1]byte
+	if n, _ := unix.Read(fd, b[:]); n != 1 || b[0] != warm.Refused {
+		return 0
+	}
+	return int(cred.Pid)
+}

@@ -1,0 +1,9 @@
+//go:build !linux
+
+package testkit
+
+import "github.com/rogpeppe/go-internal/testscript"
+
+func cmdWarmReady(ts *testscript.TestScript, neg bool, args []string) {
+	ts.Fatalf("the warm path is Linux only (a script needs [linux])")
+}

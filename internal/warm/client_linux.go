@@ -1,0 +1,181 @@
+package warm
+
+import "syscall"
+
+// Go, the client's answer to the worker's Accepted: from here on the client
+// waits for the status, and the worker runs the hook. Until the worker reads
+// it, either side may still give up and nothing has run twice.
+const Go = 'G'
+
+// answerWait is how long the client waits for the worker to take its
+// request: a worker still starting (its predecessor took the last event)
+// answers within its start, tens of milliseconds, far more under load. A
+// worker that says nothing for this long is wedged: the client runs hookwire
+// itself, whose starter then replaces the worker (internal/combined's warm.go).
+const answerWait = 2 // seconds
+
+// Client runs the hook through a worker, or else runs hookwire itself. It
+// does not return. It reads its arguments and environment as the kernel
+// gave them (/proc/self/cmdline and environ): importing os would cost its
+// initialisation on every event.
+func Client() {
+	cmdline := readAll("/proc/self/cmdline")
+	argv0, args, nargs := splitArgs(cmdline)
+	environ := readAll("/proc/self/environ")
+	hookwire := hookwirePath(argv0)
+	if code, ok := handOff(hookwire, nargs, args, environ); ok {
+		syscall.Exit(code)
+	}
+	argv := append([]string{hookwire}, fields(args)...)
+	env := append(fields(environ), EnvStart+"=1")
+	syscall.Exec(hookwire, argv, env)
+	syscall.Exit(0) // no hookwire to run: a hook fails open
+}
+
+// handOff gives the event to a worker. ok is false when none took it, and
+// then nothing of the event was used.
+func handOff(hookwire string, nargs int, args, environ []byte) (code int, ok bool) {
+	uid := syscall.Getuid()
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return 0, false
+	}
+	defer syscall.Close(fd)
+	if !connect(fd, uid) {
+		return 0, false
+	}
+	// The server must be ours: another user's socket at our path would be
+	// handed our terminal and everything the agent says.
+	if cred, err := syscall.GetsockoptUcred(fd, syscall.SOL_SOCKET, syscall.SO_PEERCRED); err != nil || int(cred.Uid) != uid {
+		return 0, false
+	}
+	var cwd [4096]byte
+	n, err := syscall.Getcwd(cwd[:])
+	if err != nil || n < 2 {
+		return 0, false
+	}
+	msg := Encode(hookwire, string(cwd[:n-1]), syscall.Getppid(), nargs, args, environ)
+	if len(msg) > MaxRequest {
+		return 0, false
+	}
+	tv := syscall.Timeval{Sec: answerWait}
+	syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_RCVTIMEO, &tv)
+	syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_SNDTIMEO, &tv)
+	sent, err := syscall.SendmsgN(fd, msg, syscall.UnixRights(0, 1, 2), nil, 0)
+	if err != nil || !writeAll(fd, msg[sent:]) {
+		return 0, false
+	}
+	var b [1]byte
+	if readByte(fd, b[:]) != 1 || b[0] != Accepted {
+		return 0, false
+	}
+	if !writeAll(fd, []byte{Go}) {
+		return 0, false
+	}
+	// Taken: the hook runs for as long as it runs (an approval waits for a
+	// person). A worker that ends without a status ended as a hook does.
+	syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_RCVTIMEO, &syscall.Timeval{})
+	if readByte(fd, b[:]) != 1 {
+		return 0, true
+	}
+	return int(b[0]), true
+}
+
+// connect reaches the worker's socket. A path too long for a socket address
+// is reached through its directory's descriptor.
+func connect(fd, uid int) bool {
+	dir := stateRoot(uid)
+	path := dir + "/" + SocketName
+	if len(path) >= 108 {
+		d, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+		if err != nil {
+			return false
+		}
+		defer syscall.Close(d)
+		path = "/proc/self/fd/" + string(appendInt(nil, d)) + "/" + SocketName
+	}
+	return syscall.Connect(fd, &syscall.SockaddrUnix{Name: path}) == nil
+}
+
+// stateRoot is the worker's directory: internal/state's Root, without its last resort (a squatted
+// temp directory, where the peer check refuses whoever listens).
+func stateRoot(uid int) string {
+	if d, ok := syscall.Getenv("XDG_RUNTIME_DIR"); ok && len(d) > 0 && d[0] == '/' {
+		return trimSlash(d) + "/hookwire/" + Store
+	}
+	tmp, ok := syscall.Getenv("TMPDIR")
+	if !ok || tmp == "" {
+		tmp = "/tmp"
+	}
+	return trimSlash(tmp) + "/hookwire-" + string(appendInt(nil, uid)) + "/" + Store
+}
+
+// hookwirePath is the hookwire beside the client: beside the path the agent
+// ran, else beside the file the kernel ran.
+func hookwirePath(argv0 string) string {
+	dir := ""
+	if i := lastSlash(argv0); i >= 0 {
+		dir = argv0[:i]
+		if dir == "" {
+			dir = "/"
+		}
+	} else {
+		var b [4096]byte
+		if n, err := syscall.Readlink("/proc/self/exe", b[:]); err == nil {
+			exe := string(b[:n])
+			dir = exe[:max(lastSlash(exe), 0)]
+		}
+	}
+	if dir == "" || dir[0] != '/' {
+		var cwd [4096]byte
+		if n, err := syscall.Getcwd(cwd[:]); err == nil && n > 1 {
+			dir = string(cwd[:n-1]) + "/" + dir
+		}
+	}
+	return trimSlash(dir) + "/hookwire"
+}
+
+func readAll(path string) []byte {
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil
+	}
+	defer syscall.Close(fd)
+	b := make([]byte, 0, 16<<10)
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := syscall.Read(fd, b[len(b):cap(b)])
+		if err == syscall.EINTR {
+			continue
+		}
+		if n <= 0 {
+			return b
+		}
+		b = b[:len(b)+n]
+	}
+}
+
+func writeAll(fd int, b []byte) bool {
+	for len(b) > 0 {
+		n, err := syscall.Write(fd, b)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil || n <= 0 {
+			return false
+		}
+		b = b[n:]
+	}
+	return true
+}
+
+func readByte(fd int, b []byte) int {
+	for {
+		n, err := syscall.Read(fd, b)
+		if err != syscall.EINTR {
+			return n
+		}
+	}
+}

@@ -40,14 +40,50 @@ func (d *Dialect) Process(session string, getenv func(string) string) int {
 	return 0
 }
 
-// parentOf reads the parent pid from /proc/<pid>/stat. The command name in
-// field 2 may hold spaces and parentheses, so fields are counted from the
-// last ')'.
+// remembered are /proc/<pid>/stat of the process the agent ran and its
+// ancestors, as they were when the event came (Remember): a warm worker
+// delivers after it let the agent's client go, when the processes between
+// the agent and the client (the shell of `sh -c`) are gone.
+var remembered map[int][]byte
+
+// Remember keeps /proc/<pid>/stat of pid and of its ancestors as far as
+// Process walks, for ProcStat. A warm worker calls it once, before the hook
+// runs.
+func Remember(pid int) {
+	remembered = map[int][]byte{}
+	for range maxHops + 1 {
+		b, err := os.ReadFile(filepath.Join(procRoot, strconv.Itoa(pid), "stat"))
+		if err != nil || pid <= 1 {
+			return
+		}
+		remembered[pid] = b
+		if pid = ppidOf(b); pid == 0 {
+			return
+		}
+	}
+}
+
+// ProcStat is /proc/<pid>/stat, or what Remember kept of it.
+func ProcStat(pid int) ([]byte, error) {
+	if b, ok := remembered[pid]; ok {
+		return b, nil
+	}
+	return os.ReadFile(filepath.Join(procRoot, strconv.Itoa(pid), "stat"))
+}
+
+// parentOf reads the parent pid from /proc/<pid>/stat.
 func parentOf(pid int) int {
-	b, err := os.ReadFile(filepath.Join(procRoot, strconv.Itoa(pid), "stat"))
+	b, err := ProcStat(pid)
 	if err != nil {
 		return 0
 	}
+	return ppidOf(b)
+}
+
+// ppidOf reads the parent pid of a /proc/<pid>/stat line. The command name
+// in field 2 may hold spaces and parentheses, so fields are counted from the
+// last ')'.
+func ppidOf(b []byte) int {
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
 		return 0

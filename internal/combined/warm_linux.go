@@ -11,6 +11,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -36,6 +38,11 @@ import (
 // socket with it: the next event then runs hookwire itself and starts one
 // again.
 var WarmIdle = 30 * time.Minute
+
+// warmPool is how many workers wait at once: an agent's next event often
+// comes sooner than a successor takes to start (tens of milliseconds), and
+// two agents' events may come together.
+const warmPool = 2
 
 // warmPoll is how often a waiting worker checks that its socket is still
 // its own (removed with a test's directory, or taken over by a starter).
@@ -87,7 +94,7 @@ func Warm(args []string, _ *os.File, _, stderr io.Writer) int {
 	if len(args) == 3 && args[0] == "--serve" {
 		ino, _ := strconv.ParseUint(args[1], 10, 64)
 		born, _ := strconv.ParseInt(args[2], 10, 64)
-		return serveWarm(3, sock, ino, time.UnixMilli(born))
+		return serveWarm(3, sock, ino, time.UnixMilli(born), 0)
 	}
 	if len(args) > 0 {
 		fmt.Fprintf(stderr, "hookwire warm: no arguments (it starts the worker hookwire-client hands events to)\n")
@@ -110,7 +117,7 @@ func Warm(args []string, _ *os.File, _, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "hookwire warm: %v\n", err)
 		return 1
 	}
-	return serveWarm(ln, sock, ino, time.Now())
+	return serveWarm(ln, sock, ino, time.Now(), warmPool-1)
 }
 
 // warmAnswers asks the socket's worker a question it refuses at once (an
@@ -147,7 +154,9 @@ func listenWarm(sock string) (fd int, ino uint64, err error) {
 		}
 		unix.Unlink(sock)
 	}
-	fd, err = unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	// Non-blocking: the workers share it, and all but one of those a
+	// connection wakes find nothing to accept.
+	fd, err = unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC|unix.SOCK_NONBLOCK, 0)
 	if err != nil {
 		return -1, 0, err
 	}
@@ -187,16 +196,32 @@ func ours(sock string, ino uint64) bool {
 	return unix.Lstat(sock, &fi) == nil && fi.Ino == ino
 }
 
+// A worker is a process waiting on the listening socket ln (whose inode
+// at the path sock is ino) for one event.
+type worker struct {
+	ln    int
+	sock  string
+	ino   uint64
+	born  time.Time
+	exe   string
+	argv0 string
+	env   []string // its own, which its successor gets: each event brings its own
+	self  unix.Stat_t
+}
+
 // serveWarm waits for one event on ln and serves it; it returns only when
 // the worker ends without one (idle, its socket gone, its binary replaced).
-func serveWarm(ln int, sock string, ino uint64, born time.Time) int {
-	var self unix.Stat_t
-	if unix.Stat("/proc/self/exe", &self) != nil {
+func serveWarm(ln int, sock string, ino uint64, born time.Time, siblings int) int {
+	w := &worker{ln: ln, sock: sock, ino: ino, born: born, argv0: os.Args[0], env: os.Environ()}
+	if unix.Stat("/proc/self/exe", &w.self) != nil {
 		return 1
 	}
-	exe, _ := os.Executable()
+	w.exe, _ = os.Executable()
+	for range siblings {
+		w.succeed()
+	}
 	for {
-		if time.Since(born) > WarmIdle || !ours(sock, ino) {
+		if time.Since(w.born) > WarmIdle || !ours(sock, ino) {
 			retire(sock, ino)
 			return 0
 		}
@@ -208,31 +233,30 @@ func serveWarm(ln int, sock string, ino uint64, born time.Time) int {
 		}
 		conn, _, err := unix.Accept4(ln, unix.SOCK_CLOEXEC)
 		if err != nil {
-			continue
+			continue // another worker took it
 		}
-		req, files, pid, ok := takeRequest(conn)
+		req, pid, ok := takeRequest(conn)
 		if !ok {
 			unix.Close(conn)
 			continue
 		}
-		if stale(req.Hookwire, &self) {
+		if stale(req.Hookwire, &w.self) {
 			// A client of another hookwire, or of this one's upgrade: it
 			// runs its own; a worker whose binary was replaced ends.
 			unix.Write(conn, []byte{warm.Refused})
-			closeAll(conn, files)
-			if replaced(exe, &self) {
+			unix.Close(conn)
+			if replaced(w.exe, &w.self) {
 				retire(sock, ino)
 				return 0
 			}
 			continue
 		}
-		if !agreed(conn) {
-			closeAll(conn, files) // the client gave up first: it runs hookwire itself
+		files, ok := agreed(conn)
+		if !ok {
+			unix.Close(conn) // the client gave up first: it runs hookwire itself
 			continue
 		}
-		succeed(ln, ino)
-		unix.Close(ln)
-		return runWarm(conn, req, files, pid)
+		return w.run(conn, req, files, pid)
 	}
 }
 
@@ -243,22 +267,45 @@ func retire(sock string, ino uint64) {
 	}
 }
 
-// takeRequest reads a request and the three descriptors that come with it,
-// from a client of this user. ok is false for anything else, answered
-// Refused (a starter's question is one).
-func takeRequest(conn int) (req warm.Request, files []int, pid int, ok bool) {
+// takeRequest reads a request from a client of this user. ok is false for
+// anything else, answered Refused (a starter's question is one).
+func takeRequest(conn int) (req warm.Request, pid int, ok bool) {
 	cred, err := unix.GetsockoptUcred(conn, unix.SOL_SOCKET, unix.SO_PEERCRED)
 	if err != nil || int(cred.Uid) != os.Getuid() {
-		return req, nil, 0, false
+		return req, 0, false
 	}
 	tv := unix.NsecToTimeval(warmWait.Nanoseconds())
 	unix.SetsockoptTimeval(conn, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv)
 	unix.SetsockoptTimeval(conn, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv)
 	head := make([]byte, 4)
+	var body []byte
+	if fill(conn, head) {
+		if size := warm.Length(head); size > 0 && size <= warm.MaxRequest {
+			body = make([]byte, size)
+			if !fill(conn, body) {
+				body = nil
+			}
+		}
+	}
+	if req, ok = warm.Decode(body); !ok || (len(req.Args) > 0 && req.Args[0] == "warm") {
+		unix.Write(conn, []byte{warm.Refused})
+		return warm.Request{}, 0, false
+	}
+	return req, int(cred.Pid), true
+}
+
+// agreed sends Accepted and waits for the client's Go, which brings its
+// stdin, stdout and stderr: only then is the event this worker's, and the
+// client's no longer.
+func agreed(conn int) (files []int, ok bool) {
+	if _, err := unix.Write(conn, []byte{warm.Accepted}); err != nil {
+		return nil, false
+	}
+	b := make([]byte, 1)
 	oob := make([]byte, unix.CmsgSpace(3*4))
-	n, oobn, _, _, err := unix.Recvmsg(conn, head, oob, unix.MSG_CMSG_CLOEXEC)
+	n, oobn, _, _, err := unix.Recvmsg(conn, b, oob, unix.MSG_CMSG_CLOEXEC)
 	if err == nil && oobn > 0 {
-		if msgs, perr := unix.ParseSocketControlMessage(oob[:oobn]); perr == nil {
+		if msgs, err := unix.ParseSocketControlMessage(oob[:oobn]); err == nil {
 			for _, m := range msgs {
 				if fds, err := unix.ParseUnixRights(&m); err == nil {
 					files = append(files, fds...)
@@ -266,28 +313,13 @@ func takeRequest(conn int) (req warm.Request, files []int, pid int, ok bool) {
 			}
 		}
 	}
-	refuse := func() (warm.Request, []int, int, bool) {
-		unix.Write(conn, []byte{warm.Refused})
+	if err != nil || n != 1 || b[0] != warm.Go || len(files) != 3 {
 		for _, f := range files {
 			unix.Close(f)
 		}
-		return warm.Request{}, nil, 0, false
+		return nil, false
 	}
-	if err != nil || n < 4 || !fill(conn, head[n:]) || len(files) != 3 {
-		return refuse()
-	}
-	size := warm.Length(head)
-	if size <= 0 || size > warm.MaxRequest {
-		return refuse()
-	}
-	body := make([]byte, size)
-	if !fill(conn, body) {
-		return refuse()
-	}
-	if req, ok = warm.Decode(body); !ok || (len(req.Args) > 0 && req.Args[0] == "warm") {
-		return refuse()
-	}
-	return req, files, int(cred.Pid), true
+	return files, true
 }
 
 func fill(fd int, b []byte) bool {
@@ -317,40 +349,28 @@ func replaced(exe string, self *unix.Stat_t) bool {
 	return exe == "" || unix.Stat(exe, &fi) != nil || fi.Dev != self.Dev || fi.Ino != self.Ino
 }
 
-// agreed sends Accepted and waits for the client's go: only then is the
-// event this worker's, and the client's no longer.
-func agreed(conn int) bool {
-	if _, err := unix.Write(conn, []byte{warm.Accepted}); err != nil {
-		return false
-	}
-	var b [1]byte
-	return fill(conn, b[:]) && b[0] == warm.Go
-}
-
-// succeed starts the next worker on the listening socket. If it cannot,
-// the socket closes with this worker, and the next client runs hookwire
-// itself, which starts a new one.
-func succeed(ln int, ino uint64) {
-	exe, err := os.Executable()
+// succeed starts a worker on the listening socket: the next one, or the
+// starter's second. If it cannot, the socket closes with the last worker,
+// and the next client runs hookwire itself, which starts them again.
+func (w *worker) succeed() {
+	null, err := unix.Open(os.DevNull, unix.O_RDWR|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return
 	}
-	unix.SetNonblock(ln, false)
-	f := os.NewFile(uintptr(ln), "warm.sock")
-	cmd := &exec.Cmd{Path: exe, Env: os.Environ(), ExtraFiles: []*os.File{f},
-		Args: []string{os.Args[0], "warm", "--serve", strconv.FormatUint(ino, 10), strconv.FormatInt(time.Now().UnixMilli(), 10)}}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if cmd.Start() == nil {
-		cmd.Process.Release()
-	}
+	defer unix.Close(null)
+	args := []string{w.argv0, "warm", "--serve", strconv.FormatUint(w.ino, 10), strconv.FormatInt(time.Now().UnixMilli(), 10)}
+	// Not os/exec: it would make the listening socket blocking, for every
+	// worker that shares it.
+	syscall.ForkExec(w.exe, args, &syscall.ProcAttr{Env: w.env,
+		Files: []uintptr{uintptr(null), uintptr(null), uintptr(null), uintptr(w.ln)}, Sys: &syscall.SysProcAttr{Setsid: true}})
 }
 
-// runWarm becomes the client's process for the hook: its arguments,
-// environment, directory, parent and descriptors; then runs the hook and
-// sends the status.
-func runWarm(conn int, req warm.Request, files []int, pid int) int {
+// run becomes the client's process for the hook: its arguments,
+// environment, directory, parent and descriptors; then runs the hook, and
+// lets the client go with its status (or earlier: hook.Release).
+func (w *worker) run(conn int, req warm.Request, files []int, pid int) int {
 	unix.SetsockoptTimeval(conn, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &unix.Timeval{})
-	os.Args = append([]string{os.Args[0]}, req.Args...)
+	os.Args = append([]string{w.argv0}, req.Args...)
 	os.Clearenv()
 	for _, kv := range req.Env {
 		if k, v, ok := strings.Cut(kv, "="); ok && k != "" {
@@ -359,31 +379,40 @@ func runWarm(conn int, req warm.Request, files []int, pid int) int {
 	}
 	os.Chdir(req.Dir)
 	agent.HookProcess = func() (int, int) { return pid, req.PPID }
+	agent.Remember(pid) // before the client is let go, and its shell with it
 	keep := []*os.File{os.Stdin, os.Stdout, os.Stderr} // their finalizers would close 0, 1, 2
 	os.Stdin = os.NewFile(uintptr(files[0]), "/dev/stdin")
 	os.Stdout = os.NewFile(uintptr(files[1]), "/dev/stdout")
 	os.Stderr = os.NewFile(uintptr(files[2]), "/dev/stderr")
-	// The client gone (the agent killed it, or gave up on it) is this hook
-	// killed: what it started dies with it, as it would have.
+	// The client gone before it was let go (the agent killed it) is this
+	// hook killed: what it started dies with it, as it would have.
+	var gone atomic.Bool
 	go func() {
 		var b [1]byte
 		fill(conn, b[:])
-		transport.KillAll()
-		os.Exit(0)
+		if !gone.Load() {
+			transport.KillAll()
+			os.Exit(0)
+		}
 	}()
+	var once sync.Once
+	letGo := func(code int) {
+		once.Do(func() {
+			gone.Store(true)
+			os.Stdin.Close()
+			os.Stdout.Close()
+			os.Stderr.Close()
+			unix.Write(conn, []byte{byte(code)})
+			// The agent goes on: the next worker starts while this one
+			// delivers, and waits ready for its next event.
+			w.succeed()
+			unix.Close(w.ln)
+		})
+	}
 	hook.Warm = true
+	hook.Release = func() { letGo(0) }
 	code := hook.RunCombined(Hookwire(), req.Args, os.Stdin, os.Stdout, os.Stderr)
-	os.Stdin.Close()
-	os.Stdout.Close()
-	os.Stderr.Close()
-	unix.Write(conn, []byte{byte(code)})
+	letGo(code)
 	runtime.KeepAlive(keep)
 	return code
-}
-
-func closeAll(conn int, files []int) {
-	for _, f := range files {
-		unix.Close(f)
-	}
-	unix.Close(conn)
 }

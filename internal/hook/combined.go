@@ -183,10 +183,17 @@ func (inv *Invocation) combine(c Combined, names, args []string) {
 	inv.parseMu.Unlock()
 	ev := inv.Payload(agentFlag, positional)
 	inv.Observe(ev)
-	subs, outs := inv.serve(serving(c, bins, ev), args)
+	serve := serving(c, bins, ev)
+	// A warm worker's hook (first.go): after the session's earlier events,
+	// and the agent let go first when no surface can decide this one.
+	defer inv.inOrder(ev)()
+	first := inv.answerFirst(serve, ev, rest)
+	subs, outs := inv.serve(serve, args)
 	// The agent may be waiting for the reply (an approval): it goes first,
 	// before the finishers are started and the lines written.
-	inv.replyOnce(subs, outs)
+	if !first {
+		inv.replyOnce(subs, outs)
+	}
 	inv.oneFinisher(c, subs, args)
 	for _, sub := range subs {
 		sub.finish() // after the finisher's pid is known

@@ -26,6 +26,20 @@ import (
 // the other user can reach (the test binary's own is private).
 func ForeignListener(t testing.TB, uid int) (addr string, received func() []byte) {
 	t.Helper()
+	return foreignListener(t, uid, "")
+}
+
+// ForeignUnixListener is ForeignListener on a Unix socket at path, whose
+// directory the other user must be able to write: another user's socket
+// where a binary of ours looks for its own.
+func ForeignUnixListener(t testing.TB, uid int, path string) (received func() []byte) {
+	t.Helper()
+	_, received = foreignListener(t, uid, path)
+	return received
+}
+
+func foreignListener(t testing.TB, uid int, unixPath string) (addr string, received func() []byte) {
+	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root, to run a listener as another uid")
 	}
@@ -41,6 +55,9 @@ func ForeignListener(t testing.TB, uid int) (addr string, received func() []byte
 	}
 	os.Chmod(exe, 0o755)
 	cmd := exec.Command(exe)
+	if unixPath != "" {
+		cmd.Env = append(os.Environ(), "FOREIGN_UNIX="+unixPath)
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid)}}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -81,7 +98,11 @@ func ForeignListener(t testing.TB, uid int) (addr string, received func() []byte
 // then copies to stdout what each connection sends first, and answers each
 // with an empty 200.
 func ForeignListenerMain() {
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	network, address := "tcp4", "127.0.0.1:0"
+	if p := os.Getenv("FOREIGN_UNIX"); p != "" {
+		network, address = "unix", p
+	}
+	ln, err := net.Listen(network, address)
 	if err != nil {
 		os.Exit(1)
 	}

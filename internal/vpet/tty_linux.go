@@ -2,7 +2,6 @@ package vpet
 
 import (
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
@@ -12,10 +11,11 @@ import (
 )
 
 // controllingTTY reads tty_nr from /proc/<pid>/stat of the process the
-// agent ran (this one, or a warm hookwire's client) and names the device.
+// agent ran (this one, or a warm hookwire's client, as it was when the event
+// came) and names the device.
 func controllingTTY() string {
 	pid, _ := agent.HookProcess()
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	b, err := agent.ProcStat(pid)
 	if err != nil {
 		return ""
 	}

@@ -2,11 +2,6 @@ package warm
 
 import "syscall"
 
-// Go, the client's answer to the worker's Accepted: from here on the client
-// waits for the status, and the worker runs the hook. Until the worker reads
-// it, either side may still give up and nothing has run twice.
-const Go = 'G'
-
 // answerWait is how long the client waits for the worker to take its
 // request: a worker still starting (its predecessor took the last event)
 // answers within its start, tens of milliseconds, far more under load. A
@@ -61,15 +56,14 @@ func handOff(hookwire string, nargs int, args, environ []byte) (code int, ok boo
 	tv := syscall.Timeval{Sec: answerWait}
 	syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_RCVTIMEO, &tv)
 	syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_SNDTIMEO, &tv)
-	sent, err := syscall.SendmsgN(fd, msg, syscall.UnixRights(0, 1, 2), nil, 0)
-	if err != nil || !writeAll(fd, msg[sent:]) {
+	if !writeAll(fd, msg) {
 		return 0, false
 	}
 	var b [1]byte
 	if readByte(fd, b[:]) != 1 || b[0] != Accepted {
 		return 0, false
 	}
-	if !writeAll(fd, []byte{Go}) {
+	if n, err := syscall.SendmsgN(fd, []byte{Go}, syscall.UnixRights(0, 1, 2), nil, 0); err != nil || n != 1 {
 		return 0, false
 	}
 	// Taken: the hook runs for as long as it runs (an approval waits for a

@@ -18,13 +18,13 @@
 // dies after that is a hook that died: exit 0, as hook mode always does.
 package warm
 
-// The wire, client to worker, in one message on a Unix stream socket whose
-// first byte carries the client's stdin, stdout and stderr (SCM_RIGHTS): a
-// 4-byte little-endian length, then NUL-terminated fields: Magic, the path
-// of the hookwire the client would run, the client's working directory, its
+// The wire, on a Unix stream socket. The client sends its request: a 4-byte
+// little-endian length, then NUL-terminated fields: Magic, the path of the
+// hookwire the client would run, the client's working directory, its
 // parent's pid, the number of arguments, the arguments (argv[0] aside), and
-// the environment. The worker answers Accepted or Refused, and after
-// Accepted one byte: the hook's exit status.
+// the environment. The worker answers Accepted or Refused; after Accepted
+// the client sends Go, which carries its stdin, stdout and stderr
+// (SCM_RIGHTS), and the worker at last one byte: the hook's exit status.
 const (
 	Magic    = "hookwire-warm/1"
 	Accepted = 'A'
@@ -33,6 +33,15 @@ const (
 	// than this are not handed over (the client runs hookwire itself).
 	MaxRequest = 4 << 20
 )
+
+// Go, the client's answer to the worker's Accepted, carries its stdin,
+// stdout and stderr: from here on the client waits for the status, and the
+// worker runs the hook. Until the worker reads it, either side may still
+// give up and nothing has run twice. The descriptors go only now, to a
+// worker that answered: in the queue of one that never reads (stopped,
+// wedged) they would keep the agent's pipes open, and the agent waiting
+// for the end of the hook's output.
+const Go = 'G'
 
 // Store is the worker's corner of hookwire's state directory (internal/state's
 // Root: $XDG_RUNTIME_DIR/hookwire, else hookwire-<uid> in the temp

@@ -1,0 +1,87 @@
+package hook
+
+import (
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/hookwire/hookwire/internal/agent"
+	"github.com/hookwire/hookwire/internal/state"
+)
+
+// Release, set by a warm worker (internal/combined's warm_linux.go), lets
+// the agent go before the surfaces are told: the client the agent ran exits
+// 0, and the worker delivers after it. A combined hook calls it, having
+// written the reply, only for an event no surface decides (answerFirst),
+// and only once it holds its session's order (inOrder).
+var Release func()
+
+// orderStore is the state directory's corner whose locks keep a session's
+// events in order on the surfaces while workers deliver them after letting
+// the agent go.
+const orderStore = "warm"
+
+// inOrder waits until the session's earlier events are delivered, and holds
+// its place until release is called: an event whose agent was let go is
+// still being delivered when the agent's next event comes, which must not
+// overtake it on a surface. Events of other sessions do not wait. It only
+// serves a warm worker's hook (Release set); it gives up waiting at the
+// hook's deadline, when the event is delivered anyway.
+func (inv *Invocation) inOrder(ev agent.Event) (release func()) {
+	if Release == nil || ev.Session == "" || inv.dryRun {
+		return func() {}
+	}
+	store, err := state.Open(os.Getenv, orderStore)
+	if err != nil {
+		inv.Notef("order: %v", err)
+		return func() {}
+	}
+	release, err = store.Lock(inv.Context(), state.Key(ev.Session)+".order")
+	if err != nil {
+		inv.Notef("order: %v: delivered without waiting for the session's earlier event", err)
+		return func() {}
+	}
+	return release
+}
+
+// answerFirst writes the reply and lets the agent go (Release) before the
+// surfaces are told, when no surface can decide the event: its reply is then
+// what nb-hook prints for every such event (Binary.Neutral), or nothing.
+// What the surfaces print after is not the agent's any more.
+func (inv *Invocation) answerFirst(bins []*Binary, ev agent.Event, args []string) bool {
+	if Release == nil || inv.dryRun || !decidesNothing(ev) || !plainArgs(args) {
+		return false
+	}
+	for _, b := range bins {
+		if b.Neutral != nil {
+			if r := b.Neutral(ev); r != "" {
+				inv.write([]byte(r + "\n"))
+			}
+			break
+		}
+	}
+	inv.outClosed.Store(true)
+	Release()
+	inv.Notef("warm: the agent was let go before the surfaces were told (its reply decides nothing)")
+	return true
+}
+
+// decidesNothing lists the kinds of event no surface answers with a
+// decision: not a permission, a review or a tool about to run (an approval,
+// a question the notch answers), nor one this suite does not map.
+func decidesNothing(ev agent.Event) bool {
+	switch ev.Kind {
+	case agent.SessionStart, agent.Prompt, agent.Thinking, agent.ToolEnd, agent.Attention, agent.TurnEnd,
+		agent.Interrupted, agent.Error, agent.Compact, agent.SubagentStart, agent.SubagentStop, agent.Text, agent.SessionEnd:
+		return !ev.Script && !strings.EqualFold(ev.Name, "PermissionRequest")
+	}
+	return false
+}
+
+// plainArgs reports a hook line with no flag but --agent: a flag a surface
+// reads (nb-hook's --ask, --statusline) may change what it prints.
+func plainArgs(args []string) bool {
+	return !slices.ContainsFunc(args, func(a string) bool {
+		return strings.HasPrefix(a, "-") && a != "--agent" && !strings.HasPrefix(a, "--agent=") && a != "-"
+	})
+}

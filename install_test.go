@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hookwire/hookwire/internal/warm"
 )
 
 // The module path the README's go install line names.
@@ -87,8 +89,12 @@ func TestGoInstall(t *testing.T) {
 		}
 		out, err := exec.Command(path+exe(), "--version").Output()
 		got := strings.TrimSpace(string(out))
-		if err != nil || got != name+" "+version {
-			t.Errorf("%s --version: %q, %v; want %q", name, got, err, name+" "+version)
+		want := name + " " + version
+		if name == warm.ClientName {
+			want = "hookwire " + version // its arguments are the hookwire's beside it
+		}
+		if err != nil || got != want {
+			t.Errorf("%s --version: %q, %v; want %q", name, got, err, want)
 		}
 	}
 }

@@ -150,6 +150,7 @@ func TestScript(t *testing.T) {
 			env.Setenv("BIN", filepath.Dir(bin))
 			env.Setenv("PATH", filepath.Dir(bin))
 			env.Setenv("XDG_RUNTIME_DIR", filepath.Join(env.WorkDir, "run"))
+			env.Defer(func() { testkit.StopWarm(filepath.Join(env.WorkDir, "run")) }) // hookwire-client's workers
 			env.Setenv("GORACE", raceOptions)
 			env.Setenv("UID", strconv.Itoa(os.Getuid()))
 			// The machine's name, which hookwire relay's Hello carries.

@@ -169,6 +169,16 @@ func (r *warmRig) logLines() []string {
 	return out
 }
 
+// logWait is logLines once n have come (or 5 s passed).
+func (r *warmRig) logWait(n int) []string {
+	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		if l := r.logLines(); len(l) >= n {
+			return l
+		}
+	}
+	return r.logLines()
+}
+
 // events are the hookwire lines of the log for the event named.
 func (r *warmRig) events(name string) []string {
 	var out []string
@@ -195,8 +205,8 @@ func withSession(p []byte, session string) []byte {
 }
 
 var (
-	sessionID  = regexp.MustCompile(`"session_id":"[^"]*"`)
-	logField   = regexp.MustCompile(`"(agent|event|kind|session)":"[^"]*"`)
+	sessionID = regexp.MustCompile(`"session_id":"[^"]*"`)
+	logField  = regexp.MustCompile(`"(agent|event|kind|session)":"[^"]*"`)
 )
 
 // missing is what of want got lacks (both sorted).
@@ -267,6 +277,11 @@ func TestWarmSameReplies(t *testing.T) {
 	slices.Sort(warmed)
 	if len(cold) != len(payloads) || !slices.Equal(cold, warmed) {
 		t.Errorf("%d payloads: %d lines of hookwire's own, %d of the worker's; not the worker's: %q", len(payloads), len(cold), len(warmed), missing(cold, warmed))
+		for _, l := range r.logLines() {
+			if strings.Contains(l, "hookwire-client ran hookwire itself") {
+				t.Log(l)
+			}
+		}
 	}
 }
 
@@ -289,8 +304,9 @@ func TestWarmStartsOnDemand(t *testing.T) {
 	if len(got) != 2 || !strings.Contains(got[1], `"Stop"`) {
 		t.Fatalf("Coucou got %q", got)
 	}
-	log := r.logLines()
-	if len(log) != 2 || strings.Contains(log[0], `"warm"`) || !strings.Contains(log[1], `"warm":true`) ||
+	log := r.logWait(2) // the worker's line comes once it has delivered
+	if len(log) != 2 || strings.Contains(log[0], `"warm"`) || !strings.Contains(log[0], "hookwire-client ran hookwire itself (no worker listens)") ||
+		!strings.Contains(log[1], `"warm":true`) ||
 		!strings.Contains(log[1], "let go before the surfaces were told") {
 		t.Fatalf("log:\n%s", strings.Join(log, "\n"))
 	}
@@ -355,6 +371,7 @@ func TestWarmKeepsOrder(t *testing.T) {
 	if len(got) != 2 || !strings.Contains(got[0], "UserPromptSubmit") || !strings.Contains(got[1], `"Stop"`) {
 		t.Fatalf("the app read, in order: %q", got)
 	}
+	r.logWait(3)
 	if log := r.events("UserPromptSubmit"); len(log) != 1 || !strings.Contains(log[0], "let go before the surfaces were told") {
 		t.Fatalf("the prompt was not let go first:\n%s", strings.Join(log, "\n"))
 	}
@@ -379,7 +396,7 @@ func TestWarmUpgrade(t *testing.T) {
 	if got := r.lines(1); len(got) != 1 {
 		t.Fatalf("delivered %d times", len(got))
 	}
-	if log := r.events("UserPromptSubmit"); len(log) != 1 || strings.Contains(log[0], `"warm"`) {
+	if log := r.events("UserPromptSubmit"); len(log) != 1 || strings.Contains(log[0], `"warm"`) || !strings.Contains(log[0], "(the worker refused the event") {
 		t.Fatalf("the event was not hookwire's own (the new file's):\n%s", strings.Join(log, "\n"))
 	}
 	for _, pid := range old {
@@ -409,6 +426,9 @@ func TestWarmWedgedWorker(t *testing.T) {
 	}
 	if got := r.lines(1); len(got) != 1 {
 		t.Fatalf("delivered %d times", len(got))
+	}
+	if log := r.events("UserPromptSubmit"); len(log) != 1 || !strings.Contains(log[0], "(no worker answered in time)") {
+		t.Errorf("log:\n%s", strings.Join(log, "\n"))
 	}
 	pid := r.ready()
 	for _, s := range stopped {

@@ -13,6 +13,7 @@ import (
 	"github.com/hookwire/hookwire/internal/hook"
 	"github.com/hookwire/hookwire/internal/install"
 	"github.com/hookwire/hookwire/internal/pulse"
+	"github.com/hookwire/hookwire/internal/text"
 	"github.com/hookwire/hookwire/internal/trailboss"
 	"github.com/hookwire/hookwire/internal/vpet"
 	"github.com/hookwire/hookwire/internal/warm"
@@ -62,8 +63,11 @@ Always exits 0 in hook mode; prints nothing but a reply the agent's protocol nee
 // the event (warm.EnvStart), it starts one for the next, once the hook is
 // done.
 func Main() {
-	_, start := os.LookupEnv(warm.EnvStart)
+	why, start := os.LookupEnv(warm.EnvStart)
 	os.Unsetenv(warm.EnvStart)
+	if start {
+		hook.ColdNote = "warm: hookwire-client ran hookwire itself (" + text.Clip(why, 200) + "); a worker starts for the next event"
+	}
 	code := hook.RunCombined(Hookwire(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	if start {
 		StartWarm()
@@ -82,6 +86,7 @@ func unionSpec(surfaces []install.Surface, names []string) install.Spec {
 		}
 	}
 	spec := install.Union("hookwire", []string{"--surfaces", strings.Join(names, ",")}, chosen...)
+	spec.Client = warm.ClientName // on Linux, when installed beside hookwire
 	// The surfaces' own binaries' hooks are replaced, not doubled: each
 	// event would otherwise reach the surface twice.
 	spec.Legacy = append(spec.Legacy, names...)

@@ -13,6 +13,7 @@ import (
 	"github.com/hookwire/hookwire/internal/hook"
 	"github.com/hookwire/hookwire/internal/install"
 	"github.com/hookwire/hookwire/internal/remote"
+	"github.com/hookwire/hookwire/internal/warm"
 )
 
 // relayCmd is `hookwire relay`: the agent's machine's end of `hookwire
@@ -79,7 +80,9 @@ func relayCommand(surfaces []install.Surface) hook.Command {
 	for _, s := range surfaces {
 		names, all = append(names, s.Name), append(all, s.Spec)
 	}
-	specs := []install.Spec{install.Union("hookwire", []string{"--surfaces", strings.Join(names, ",")}, all...)}
+	spec := install.Union("hookwire", []string{"--surfaces", strings.Join(names, ",")}, all...)
+	spec.Client = warm.ClientName
+	specs := []install.Spec{spec}
 	for _, s := range surfaces {
 		if slices.Contains(crossing, s.Name) {
 			specs = append(specs, s.Spec)

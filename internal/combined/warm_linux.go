@@ -137,7 +137,7 @@ func warmAnswers(sock string) bool {
 	}
 	tv := unix.NsecToTimeval(warmWait.Nanoseconds())
 	unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv)
-	unix.Write(fd, []byte{0, 0, 0, 0})
+	writeAll(fd, []byte{0, 0, 0, 0})
 	var b [1]byte
 	n, _ := unix.Read(fd, b[:])
 	return n == 1
@@ -221,7 +221,9 @@ func serveWarm(ln int, sock string, ino uint64, born time.Time, siblings int) in
 		w.succeed()
 	}
 	for {
-		if time.Since(w.born) > WarmIdle || !ours(sock, ino) {
+		// Idle, its socket gone (a test's directory) or taken over, or its
+		// binary replaced or removed (an upgrade, an uninstall): it ends.
+		if time.Since(w.born) > WarmIdle || !ours(sock, ino) || replaced(w.exe, &w.self) {
 			retire(sock, ino)
 			return 0
 		}
@@ -243,7 +245,7 @@ func serveWarm(ln int, sock string, ino uint64, born time.Time, siblings int) in
 		if stale(req.Hookwire, &w.self) {
 			// A client of another hookwire, or of this one's upgrade: it
 			// runs its own; a worker whose binary was replaced ends.
-			unix.Write(conn, []byte{warm.Refused})
+			writeAll(conn, []byte{warm.Refused})
 			unix.Close(conn)
 			if replaced(w.exe, &w.self) {
 				retire(sock, ino)
@@ -288,7 +290,7 @@ func takeRequest(conn int) (req warm.Request, pid int, ok bool) {
 		}
 	}
 	if req, ok = warm.Decode(body); !ok || (len(req.Args) > 0 && req.Args[0] == "warm") {
-		unix.Write(conn, []byte{warm.Refused})
+		writeAll(conn, []byte{warm.Refused})
 		return warm.Request{}, 0, false
 	}
 	return req, int(cred.Pid), true
@@ -298,12 +300,15 @@ func takeRequest(conn int) (req warm.Request, pid int, ok bool) {
 // stdin, stdout and stderr: only then is the event this worker's, and the
 // client's no longer.
 func agreed(conn int) (files []int, ok bool) {
-	if _, err := unix.Write(conn, []byte{warm.Accepted}); err != nil {
+	if !writeAll(conn, []byte{warm.Accepted}) {
 		return nil, false
 	}
 	b := make([]byte, 1)
 	oob := make([]byte, unix.CmsgSpace(3*4))
 	n, oobn, _, _, err := unix.Recvmsg(conn, b, oob, unix.MSG_CMSG_CLOEXEC)
+	for errors.Is(err, unix.EINTR) { // the runtime's preemption signal
+		n, oobn, _, _, err = unix.Recvmsg(conn, b, oob, unix.MSG_CMSG_CLOEXEC)
+	}
 	if err == nil && oobn > 0 {
 		if msgs, err := unix.ParseSocketControlMessage(oob[:oobn]); err == nil {
 			for _, m := range msgs {
@@ -322,6 +327,22 @@ func agreed(conn int) (files []int, ok bool) {
 	return files, true
 }
 
+// writeAll writes b whole, through the runtime's preemption signals.
+func writeAll(fd int, b []byte) bool {
+	for len(b) > 0 {
+		n, err := unix.Write(fd, b)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil || n <= 0 {
+			return false
+		}
+		b = b[n:]
+	}
+	return true
+}
+
+// fill reads b whole, through the runtime's preemption signals.
 func fill(fd int, b []byte) bool {
 	for len(b) > 0 {
 		n, err := unix.Read(fd, b)
@@ -379,7 +400,7 @@ func (w *worker) run(conn int, req warm.Request, files []int, pid int) int {
 	}
 	os.Chdir(req.Dir)
 	agent.HookProcess = func() (int, int) { return pid, req.PPID }
-	agent.Remember(pid) // before the client is let go, and its shell with it
+	agent.Remember(pid)                                // before the client is let go, and its shell with it
 	keep := []*os.File{os.Stdin, os.Stdout, os.Stderr} // their finalizers would close 0, 1, 2
 	os.Stdin = os.NewFile(uintptr(files[0]), "/dev/stdin")
 	os.Stdout = os.NewFile(uintptr(files[1]), "/dev/stdout")
@@ -402,7 +423,7 @@ func (w *worker) run(conn int, req warm.Request, files []int, pid int) int {
 			os.Stdin.Close()
 			os.Stdout.Close()
 			os.Stderr.Close()
-			unix.Write(conn, []byte{byte(code)})
+			writeAll(conn, []byte{byte(code)})
 			// The agent goes on: the next worker starts while this one
 			// delivers, and waits ready for its next event.
 			w.succeed()

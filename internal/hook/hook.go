@@ -244,6 +244,9 @@ func newInvocation(b *Binary, stdin *os.File, stdout, stderr io.Writer) *Invocat
 		inv.human = isatty.IsTerminal(f.Fd())
 	}
 	inv.rec = record{Binary: b.Name, Version: BuildVersion(), DryRun: inv.dryRun, Warm: Warm}
+	if ColdNote != "" {
+		inv.rec.Notes = append(inv.rec.Notes, ColdNote)
+	}
 	inv.setBudget(inv.asFinisher())
 	if name, err := laterName(); err != nil {
 		inv.Notef("finisher: %v", err)
@@ -328,6 +331,10 @@ func (inv *Invocation) exitNow() {
 	inv.finish()
 	exit(0)
 }
+
+// ColdNote, set when hookwire-client ran hookwire because no worker took
+// the event (internal/warm), goes into the process's log line.
+var ColdNote string
 
 // Warm is set by a warm worker (internal/combined's warm_linux.go) before it
 // runs the hook it took from hookwire-client: its log lines say so.

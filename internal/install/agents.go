@@ -71,6 +71,11 @@ func (a *Agent) Path(scope, home, project, binary string, getenv func(string) st
 // dialect's Events).
 type Spec struct {
 	Binary string
+	// Client, when set, is a binary installed beside Binary that the hooks
+	// run in its place where it runs (hookwire-client on Linux, which hands
+	// each event to a hookwire already started): the same arguments, the
+	// same hook (runs).
+	Client string
 	Kinds  []agent.Kind
 	// Timeout is each hook's timeout; Approval, that of the events of the
 	// Approvals kinds, that wait for a person (Coucou's approval cards),
@@ -197,8 +202,10 @@ func (s Spec) owns(command string) bool {
 	if len(prog) > 1 && (prog[0] == "/bin/sh" || prog[0] == "sh" || prog[0] == "/bin/bash" || prog[0] == "bash") {
 		prog = prog[1:] // Coucou's installer writes /bin/sh "…/nb-hook"
 	}
-	if len(prog) > 0 && strings.TrimSuffix(filepath.Base(strings.ReplaceAll(prog[0], `\`, "/")), ".exe") == s.Binary {
-		return true
+	if len(prog) > 0 {
+		if name := strings.TrimSuffix(filepath.Base(strings.ReplaceAll(prog[0], `\`, "/")), ".exe"); name == s.Binary || s.Client != "" && name == s.Client {
+			return true
+		}
 	}
 	for _, l := range s.Legacy {
 		if strings.Contains(command, l) {

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/rogpeppe/go-internal/diff"
@@ -151,7 +152,7 @@ func (c *installCmd) Run(con *hook.Console) error {
 	}
 	bin := c.Path
 	if bin == "" {
-		if bin, err = self(); err != nil {
+		if bin, err = c.spec.runs(); err != nil {
 			return err
 		}
 	}
@@ -248,7 +249,7 @@ func (c *snippetCmd) Run(con *hook.Console) error {
 	bin := c.Path
 	if bin == "" {
 		var err error
-		if bin, err = self(); err != nil {
+		if bin, err = c.spec.runs(); err != nil {
 			return err
 		}
 	}
@@ -262,6 +263,20 @@ func (c *snippetCmd) Run(con *hook.Console) error {
 	}
 	_, err = con.Out.Write(out)
 	return err
+}
+
+// runs is the path the hooks run: this binary, or its Client where it runs
+// (Linux) and is installed beside it. A --path given is used as it is.
+func (s Spec) runs() (string, error) {
+	p, err := self()
+	if err != nil || s.Client == "" || runtime.GOOS != "linux" {
+		return p, err
+	}
+	c := filepath.Join(filepath.Dir(p), s.Client)
+	if fi, err := os.Stat(c); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
+		return c, nil
+	}
+	return p, nil
 }
 
 // self is the absolute path of the running binary, as the user reaches it.

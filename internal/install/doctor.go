@@ -72,7 +72,11 @@ func (c *doctorCmd) Run(con *hook.Console) error {
 	if err != nil {
 		findings[0] = Finding{Status: Warn, What: "cannot tell where this binary is", Fix: "run it by its full path"}
 	}
-	settings := c.settings(con.Getenv, bin)
+	hooks := bin
+	if runs, err := c.spec.runs(); err == nil {
+		hooks = runs // the hooks run the client beside this binary
+	}
+	settings := c.settings(con.Getenv, hooks)
 	findings = append(findings, settings...)
 	if len(c.spec.Kinds) > 0 && !anyInstalled(settings) {
 		findings = append(findings, Finding{Status: Warn, What: "no agent runs " + c.spec.Binary + " yet",

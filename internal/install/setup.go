@@ -219,7 +219,7 @@ func (c *setupCmd) Run(con *hook.Console) error {
 	}
 	bin := c.Path
 	if bin == "" {
-		if bin, err = self(); err != nil {
+		if bin, err = c.spec(c.names()).runs(); err != nil {
 			return err
 		}
 	}

@@ -210,6 +210,9 @@ func TestLive(t *testing.T) {
 			home := filepath.Join(env.WorkDir, "home")
 			env.Setenv("HOME", home)
 			env.Setenv("XDG_RUNTIME_DIR", filepath.Join(env.WorkDir, "run"))
+			// The warm workers setup's hooks start (hookwire-client) end with
+			// the script.
+			env.Defer(func() { testkit.StopWarm(filepath.Join(env.WorkDir, "run")) })
 			env.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 			env.Setenv("VPET_NOTIFY_TTY", "none")
 			env.Setenv("CORAL_URL", "http://127.0.0.1:9")

@@ -1,6 +1,7 @@
 package testkit
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -71,4 +72,33 @@ func WarmPing(sock string) int {
 		return 0
 	}
 	return int(cred.Pid)
+}
+
+// StopWarm ends the warm workers whose state is under runDir (their
+// XDG_RUNTIME_DIR), busy or not, and their successors: a script's are
+// ended with it, before its directory is removed under them.
+func StopWarm(runDir string) {
+	mark := []byte("\x00XDG_RUNTIME_DIR=" + runDir + "\x00")
+	for end := time.Now().Add(2 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		found := false
+		dirs, _ := os.ReadDir("/proc")
+		for _, d := range dirs {
+			pid, err := strconv.Atoi(d.Name())
+			if err != nil {
+				continue
+			}
+			cmdline, _ := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline"))
+			if !bytes.Contains(cmdline, []byte("\x00warm")) {
+				continue
+			}
+			environ, _ := os.ReadFile(filepath.Join("/proc", d.Name(), "environ"))
+			if bytes.Contains(append([]byte{0}, environ...), mark) {
+				unix.Kill(pid, unix.SIGKILL)
+				found = true
+			}
+		}
+		if !found {
+			return
+		}
+	}
 }

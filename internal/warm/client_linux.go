@@ -18,61 +18,69 @@ func Client() {
 	argv0, args, nargs := splitArgs(cmdline)
 	environ := readAll("/proc/self/environ")
 	hookwire := hookwirePath(argv0)
-	if code, ok := handOff(hookwire, nargs, args, environ); ok {
+	code, why := handOff(hookwire, nargs, args, environ)
+	if why == "" {
 		syscall.Exit(code)
 	}
 	argv := append([]string{hookwire}, fields(args)...)
-	env := append(fields(environ), EnvStart+"=1")
+	env := append(fields(environ), EnvStart+"="+why)
 	syscall.Exec(hookwire, argv, env)
 	syscall.Exit(0) // no hookwire to run: a hook fails open
 }
 
-// handOff gives the event to a worker. ok is false when none took it, and
-// then nothing of the event was used.
-func handOff(hookwire string, nargs int, args, environ []byte) (code int, ok bool) {
+// handOff gives the event to a worker. why says why none took it (the log
+// line of the hookwire the client then runs says it), and then nothing of
+// the event was used.
+func handOff(hookwire string, nargs int, args, environ []byte) (code int, why string) {
 	uid := syscall.Getuid()
 	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
-		return 0, false
+		return 0, "no socket"
 	}
 	defer syscall.Close(fd)
 	if !connect(fd, uid) {
-		return 0, false
+		return 0, "no worker listens"
 	}
 	// The server must be ours: another user's socket at our path would be
 	// handed our terminal and everything the agent says.
 	if cred, err := syscall.GetsockoptUcred(fd, syscall.SOL_SOCKET, syscall.SO_PEERCRED); err != nil || int(cred.Uid) != uid {
-		return 0, false
+		return 0, "the socket is another user's"
 	}
 	var cwd [4096]byte
 	n, err := syscall.Getcwd(cwd[:])
 	if err != nil || n < 2 {
-		return 0, false
+		return 0, "no working directory"
 	}
 	msg := Encode(hookwire, string(cwd[:n-1]), syscall.Getppid(), nargs, args, environ)
 	if len(msg) > MaxRequest {
-		return 0, false
+		return 0, "arguments and environment too large"
 	}
 	tv := syscall.Timeval{Sec: answerWait}
 	syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_RCVTIMEO, &tv)
 	syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_SNDTIMEO, &tv)
 	if !writeAll(fd, msg) {
-		return 0, false
+		return 0, "the worker did not read the event"
 	}
 	var b [1]byte
-	if readByte(fd, b[:]) != 1 || b[0] != Accepted {
-		return 0, false
+	if n := readByte(fd, b[:]); n != 1 {
+		return 0, "no worker answered in time"
+	} else if b[0] != Accepted {
+		return 0, "the worker refused the event (another hookwire, or an older one)"
 	}
-	if n, err := syscall.SendmsgN(fd, []byte{Go}, syscall.UnixRights(0, 1, 2), nil, 0); err != nil || n != 1 {
-		return 0, false
+	n, err = syscall.SendmsgN(fd, []byte{Go}, syscall.UnixRights(0, 1, 2), nil, 0)
+	for err == syscall.EINTR { // the runtime's preemption signal
+		n, err = syscall.SendmsgN(fd, []byte{Go}, syscall.UnixRights(0, 1, 2), nil, 0)
+	}
+	if err != nil || n != 1 {
+		return 0, "the worker did not take the descriptors"
 	}
 	// Taken: the hook runs for as long as it runs (an approval waits for a
 	// person). A worker that ends without a status ended as a hook does.
 	syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_RCVTIMEO, &syscall.Timeval{})
 	if readByte(fd, b[:]) != 1 {
-		return 0, true
+		return 0, ""
 	}
-	return int(b[0]), true
+	return int(b[0]), ""
 }
 
 // connect reaches the worker's socket. A path too long for a socket address
@@ -88,7 +96,11 @@ func connect(fd, uid int) bool {
 		defer syscall.Close(d)
 		path = "/proc/self/fd/" + string(appendInt(nil, d)) + "/" + SocketName
 	}
-	return syscall.Connect(fd, &syscall.SockaddrUnix{Name: path}) == nil
+	err := syscall.Connect(fd, &syscall.SockaddrUnix{Name: path})
+	for err == syscall.EINTR {
+		err = syscall.Connect(fd, &syscall.SockaddrUnix{Name: path})
+	}
+	return err == nil || err == syscall.EISCONN // EISCONN: connected during the interrupted call
 }
 
 // stateRoot is the worker's directory: internal/state's Root, without its last resort (a squatted

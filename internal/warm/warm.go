@@ -51,8 +51,9 @@ const (
 	SocketName = "sock"
 )
 
-// EnvStart, set by the client when it runs hookwire itself, asks hookwire
-// to start a worker once the hook is done.
+// EnvStart, set by the client when it runs hookwire itself, to why no
+// worker took the event, asks hookwire to say so in its log line and to
+// start a worker once the hook is done.
 const EnvStart = "HOOKWIRE_WARM_START"
 
 // ClientName is the client's binary, installed beside hookwire.

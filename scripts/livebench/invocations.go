@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/hookwire/hookwire/internal/testkit"
+	"github.com/hookwire/hookwire/internal/warm"
 )
 
 // An invocationCase is one command run for one event, outside any agent.
@@ -15,6 +18,8 @@ type invocationCase struct {
 	label string // binary, event
 	args  []string
 	stdin []byte
+	// client: hookwire-client, whose workers must be waiting (not timed)
+	client bool
 }
 
 // invocationRun is one spawn of a case, to its exit.
@@ -32,6 +37,11 @@ const (
 	floorGo   = "empty static Go binary"
 	floorTrue = "/bin/true"
 )
+
+// clientLabel begins the warm path's cases: hookwire-client, a worker
+// waiting. Its CPU and page faults are the client's own: the worker's
+// process is not its child.
+const clientLabel = "hookwire-client (five surfaces, warm), "
 
 // invocationEvents are the events each binary is timed on: the recorded
 // payloads of Claude Code's PreToolUse and Stop (with its transcript) and
@@ -74,6 +84,10 @@ func invocationCases(work, dir string) []invocationCase {
 		}
 		hw := append([]string{filepath.Join(dir, "hookwire"), "--surfaces", strings.Join(binaries, ",")}, agentArgs...)
 		cases = append(cases, invocationCase{label: "hookwire (five surfaces), " + ev.name, args: hw, stdin: ev.payload})
+		if _, err := os.Stat(filepath.Join(dir, warm.ClientName)); err == nil {
+			client := append([]string{filepath.Join(dir, warm.ClientName)}, hw[1:]...)
+			cases = append(cases, invocationCase{label: clientLabel + ev.name, args: client, stdin: ev.payload, client: true})
+		}
 		for _, b := range binaries {
 			cases = append(cases, invocationCase{label: b + ", " + ev.name, args: append([]string{filepath.Join(dir, b)}, agentArgs...), stdin: ev.payload})
 		}
@@ -120,6 +134,9 @@ func timeInvocations(work, dir string, surfaceEnv []string, rounds int) []invoca
 	for r := range rounds + 1 {
 		for i := range cases {
 			c := cases[(i+r)%len(cases)]
+			if c.client && r > 0 {
+				check(waitWarm(filepath.Join(home, "run"))) // as an agent's next event finds them
+			}
 			run := spawn(c, env)
 			if r > 0 { // the first round warms the state and the page cache
 				out = append(out, run)
@@ -129,6 +146,7 @@ func timeInvocations(work, dir string, surfaceEnv []string, rounds int) []invoca
 			fmt.Fprintf(os.Stderr, "invocations: round %d of %d\n", r, rounds)
 		}
 	}
+	testkit.StopWarm(filepath.Join(home, "run"))
 	return out
 }
 

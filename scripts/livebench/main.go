@@ -31,7 +31,8 @@
 //	go run ./scripts/livebench -issue23 -write
 //
 // is -agents claude,gemini -tools 1 -five=false -combined -invocations 300:
-// a one-tool session through hookwire (the five surfaces) against the same
+// a one-tool session through hookwire (the five surfaces), and through
+// hookwire-client with its workers waiting (the warm path), against the same
 // hooks with /bin/true in its place, and every invocation's spawn-to-exit
 // against an empty static Go binary's (invocations.go, summary.go).
 //
@@ -59,6 +60,7 @@ import (
 
 	"github.com/hookwire/hookwire/internal/testkit"
 	"github.com/hookwire/hookwire/internal/testkit/modelapi"
+	"github.com/hookwire/hookwire/internal/warm"
 )
 
 const prompt = "Run the three hookwire steps."
@@ -198,6 +200,9 @@ type arm struct {
 	only  string // one binary installed instead of the five
 	// combined: hookwire installed, serving the five surfaces.
 	combined bool
+	// client: hookwire-client in the hooks (the warm path), its workers
+	// started before the session, as an earlier session leaves them.
+	client bool
 	// skip: a set of binaries given only for the arms built from it.
 	skip bool
 }
@@ -214,7 +219,7 @@ func main() {
 	keep := flag.Bool("keep", false, "keep the work directory")
 	flag.BoolVar(&verbose, "v", false, "print each session's output")
 	one := flag.String("one", "", "also run with only this binary installed (arm one), and its hooks with /bin/true (arm true1), from the last -bin: what one process serving every surface would cost at least")
-	combined := flag.Bool("combined", false, "also run with the one hookwire binary serving the five surfaces (arm hookwire), and its hooks with /bin/true (arm truec), from the last -bin")
+	combined := flag.Bool("combined", false, "also run with the one hookwire binary serving the five surfaces (arm hookwire), its hooks with /bin/true (arm truec), and with hookwire-client in its place (arm warm), from the last -bin")
 	tools := flag.Int("tools", 3, "tool calls in the scripted session (1 to 3)")
 	five := flag.Bool("five", true, "run the arms of the five binaries (true, and each -bin); -five=false keeps none, truec and hookwire")
 	invocations := flag.Int("invocations", 0, "also time this many interleaved rounds of single invocations (each binary, hookwire, an empty static Go binary, /bin/true) outside any agent")
@@ -275,6 +280,9 @@ func main() {
 	if *combined {
 		last := arms[len(arms)-1]
 		arms = append(arms, arm{label: "truec", dir: last.dir, true_: true, combined: true}, arm{label: "hookwire", dir: last.dir, combined: true})
+		if _, err := os.Stat(filepath.Join(last.dir, warm.ClientName)); err == nil {
+			arms = append(arms, arm{label: "warm", dir: last.dir, combined: true, client: true})
+		}
 	}
 	if *one != "" {
 		last := arms[len(arms)-1]
@@ -398,11 +406,23 @@ func run(work, exe string, a agentSpec, ar arm, surfaceEnv []string, round int) 
 			}
 		}
 		if ar.combined {
-			cmd := exec.Command(filepath.Join(ar.dir, "hookwire"), "install", "--agent", a.name)
+			args := []string{"install", "--agent", a.name}
+			if !ar.client {
+				// hookwire itself, not the client install writes beside it.
+				args = append(args, "--path", filepath.Join(ar.dir, "hookwire"))
+			}
+			cmd := exec.Command(filepath.Join(ar.dir, "hookwire"), args...)
 			cmd.Env, cmd.Dir = env, cwd
 			if out, err := cmd.CombinedOutput(); err != nil {
 				return result{}, fmt.Errorf("hookwire install: %v: %s", err, out)
 			}
+		}
+		if ar.client {
+			run := filepath.Join(dir, "run")
+			if err := startWarm(ar.dir, env, run); err != nil {
+				return result{}, err
+			}
+			defer testkit.StopWarm(run)
 		}
 		if ar.true_ {
 			if err := trueInstead(home, ar.dir); err != nil {
@@ -683,4 +703,27 @@ func check(err error) {
 		fmt.Fprintln(os.Stderr, "livebench:", err)
 		os.Exit(1)
 	}
+}
+
+// startWarm starts the warm workers of the hooks' environment env, as the
+// first event after a machine's start does (the client runs hookwire, which
+// starts them), and waits until one answers.
+func startWarm(dir string, env []string, run string) error {
+	cmd := exec.Command(filepath.Join(dir, warm.ClientName), "--version")
+	cmd.Env = env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("hookwire-client --version: %v: %s", err, out)
+	}
+	return waitWarm(run)
+}
+
+// waitWarm waits until a worker answers on run's socket.
+func waitWarm(run string) error {
+	sock := filepath.Join(run, "hookwire", warm.Store, warm.SocketName)
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(2 * time.Millisecond) {
+		if testkit.WarmPing(sock) > 0 {
+			return nil
+		}
+	}
+	return fmt.Errorf("no warm worker answers on %s", sock)
 }

@@ -227,7 +227,9 @@ func missing(want, got []string) []string {
 // delivery included. The stdout is the agent's protocol reply (a decision, or
 // the neutral reply its protocol expects, or nothing).
 func TestWarmSameReplies(t *testing.T) {
-	r := newWarmRig(t, "")
+	// The app allows every approval: an event let go that a surface would
+	// have decided shows as the neutral reply where hookwire prints "allow".
+	r := newWarmRig(t, "allow")
 	payloads, _ := filepath.Glob("testdata/agents/*/*.json")
 	more, _ := filepath.Glob("testdata/agents/*/*/*.json")
 	payloads = append(payloads, more...)
@@ -235,6 +237,7 @@ func TestWarmSameReplies(t *testing.T) {
 		t.Fatalf("only %d recorded payloads", len(payloads))
 	}
 	r.run(true, nil, "--version") // no worker yet: hookwire itself, which starts one
+	decided := 0
 	for _, p := range payloads {
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -249,10 +252,17 @@ func TestWarmSameReplies(t *testing.T) {
 		want, wantCode, _ := r.run(false, b, args...)
 		r.ready()
 		got, code, _ := r.run(true, b, args...)
+		if bytes.Contains(want, []byte("allow")) {
+			decided++
+		}
 		if !bytes.Equal(got, want) || code != wantCode {
 			t.Errorf("%s: through the worker %q (status %d), hookwire itself %q (status %d)", p, got, code, want, wantCode)
 		}
 	}
+	if decided == 0 {
+		t.Error("no recorded event was decided: the app's allow reached no reply")
+	}
+	t.Logf("%d payloads, %d of them decided by the app", len(payloads), decided)
 	// Each event's line, the worker's written once it has delivered: one of
 	// hookwire's own and one of a worker's for each.
 	var cold, warmed []string

@@ -43,6 +43,8 @@ Always exits 0.`,
 		// What a hook whose event a finisher relays prints (Copilot CLI's
 		// turn end, sent once its answer is written).
 		Neutral: func(ev agent.Event) string { return Reply(ev, None, nil) },
+		// What Run waits for an answer on, without --ask and --approvals.
+		Decides: func(ev agent.Event) bool { return AppName(ev) == "PermissionRequest" && TakesDecisions(ev) },
 		// The pill shows done or failed after the command: no session end.
 		Wrap: hook.Wrap{},
 	}
@@ -115,7 +117,8 @@ func (c *relayCLI) Run(inv *hook.Invocation) error {
 	send := transport.SocketLine{Path: path, Line: line, ReadReply: true,
 		ConnectWithin: connectWithin, MaxReply: maxAnswer}
 	closeRefused(inv, ev, event, tag, send)
-	waits := event == "PermissionRequest" && TakesDecisions(ev)
+	waits := event == "PermissionRequest" && TakesDecisions(ev) // Decides, in Relay
+
 	if !waits && !c.Ask {
 		// The app acknowledges with {"ok":true} (macOS) or just closes
 		// (Windows, Linux); waiting briefly keeps us alive while it looks

@@ -181,13 +181,18 @@ func (inv *Invocation) combine(c Combined, names, args []string) {
 	inv.parseMu.Lock()
 	inv.shared = map[string]agent.Event{}
 	inv.parseMu.Unlock()
+	// A warm worker's hook (first.go): after the session's earlier events,
+	// and the agent let go first when no surface can decide this one; both
+	// known from the payload alone, before the transcripts are read.
+	first := false
+	if Release != nil {
+		pre := inv.quickParse(agentFlag, positional)
+		defer inv.inOrder(pre)()
+		first = inv.answerFirst(serving(c, bins, pre), pre, rest)
+	}
 	ev := inv.Payload(agentFlag, positional)
 	inv.Observe(ev)
 	serve := serving(c, bins, ev)
-	// A warm worker's hook (first.go): after the session's earlier events,
-	// and the agent let go first when no surface can decide this one.
-	defer inv.inOrder(ev)()
-	first := inv.answerFirst(serve, ev, rest)
 	subs, outs := inv.serve(serve, args)
 	// The agent may be waiting for the reply (an approval): it goes first,
 	// before the finishers are started and the lines written.

@@ -45,12 +45,17 @@ func (inv *Invocation) inOrder(ev agent.Event) (release func()) {
 }
 
 // answerFirst writes the reply and lets the agent go (Release) before the
-// surfaces are told, when no surface can decide the event: its reply is then
-// what nb-hook prints for every such event (Binary.Neutral), or nothing.
-// What the surfaces print after is not the agent's any more.
+// surfaces are told, when none of them can decide the event: its reply is
+// then what nb-hook prints for every such event (Binary.Neutral), or
+// nothing. What the surfaces print after is not the agent's any more.
 func (inv *Invocation) answerFirst(bins []*Binary, ev agent.Event, args []string) bool {
 	if Release == nil || inv.dryRun || !decidesNothing(ev) || !plainArgs(args) {
 		return false
+	}
+	for _, b := range bins {
+		if b.Decides != nil && b.Decides(ev) {
+			return false
+		}
 	}
 	for _, b := range bins {
 		if b.Neutral != nil {
@@ -66,16 +71,24 @@ func (inv *Invocation) answerFirst(bins []*Binary, ev agent.Event, args []string
 	return true
 }
 
-// decidesNothing lists the kinds of event no surface answers with a
-// decision: not a permission, a review or a tool about to run (an approval,
-// a question the notch answers), nor one this suite does not map.
+// quickParse reads the event as Payload does, but not the transcripts an
+// event's answer or totals are in: what answerFirst and inOrder need is in
+// the payload (its kind, its session), and the agent is let go sooner.
+func (inv *Invocation) quickParse(agentFlag string, args []string) agent.Event {
+	in := inv.Stdin()
+	return agent.Parse(agent.Input{Agent: agentFlag, Payload: in.Data, Truncated: in.Truncated, Args: args,
+		Getenv: os.Getenv, Getwd: os.Getwd, Script: inv.script, Terminal: controllingTerminal})
+}
+
+// decidesNothing rules out what no surface's Decides may be trusted with:
+// a permission or a review (whose answer is a decision by nature), an event
+// this suite does not map, a script's, or one named PermissionRequest.
 func decidesNothing(ev agent.Event) bool {
 	switch ev.Kind {
-	case agent.SessionStart, agent.Prompt, agent.Thinking, agent.ToolEnd, agent.Attention, agent.TurnEnd,
-		agent.Interrupted, agent.Error, agent.Compact, agent.SubagentStart, agent.SubagentStop, agent.Text, agent.SessionEnd:
-		return !ev.Script && !strings.EqualFold(ev.Name, "PermissionRequest")
+	case agent.Unknown, agent.Permission, agent.Review:
+		return false
 	}
-	return false
+	return !ev.Script && !strings.EqualFold(ev.Name, "PermissionRequest")
 }
 
 // plainArgs reports a hook line with no flag but --agent: a flag a surface

@@ -6,13 +6,13 @@ import (
 	"github.com/hookwire/hookwire/internal/agent"
 )
 
-// Which events a warm worker lets the agent go on before it delivers: only
-// those whose reply no surface can make a decision, on a hook line with no
-// flag a surface reads. Every kind is listed: a new kind must be placed.
+// Which events a warm worker may let the agent go on before it delivers
+// (the surfaces' Decides have the last word): not a permission or a review,
+// nor what it does not map. Every kind is listed: a new kind must be placed.
 func TestDecidesNothing(t *testing.T) {
 	want := map[agent.Kind]bool{
 		agent.Unknown: false, agent.SessionStart: true, agent.Prompt: true, agent.Thinking: true,
-		agent.ToolStart: false, agent.ToolEnd: true, agent.Permission: false, agent.Review: false,
+		agent.ToolStart: true, agent.ToolEnd: true, agent.Permission: false, agent.Review: false,
 		agent.Attention: true, agent.TurnEnd: true, agent.Interrupted: true, agent.Error: true,
 		agent.Compact: true, agent.SubagentStart: true, agent.SubagentStop: true, agent.Text: true,
 		agent.SessionEnd: true,

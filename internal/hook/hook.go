@@ -110,6 +110,11 @@ type Binary struct {
 	// nothing, printed by a hook whose event a finisher sends; nil or "":
 	// none.
 	Neutral func(ev agent.Event) string
+	// Decides reports whether the binary may answer ev with a decision (an
+	// approval) on a hook line with no flag but --agent; nil: it never
+	// does. A warm worker lets the agent go before delivering an event none
+	// of its surfaces decides (first.go).
+	Decides func(ev agent.Event) bool
 	// Commands are subcommands for a person at a terminal (install,
 	// doctor, …): they print, and fail with a non-zero status.
 	Commands []Command

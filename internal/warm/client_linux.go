@@ -177,6 +177,7 @@ func writeAll(fd int, b []byte) bool {
 	return true
 }
 
+// readByte waits for one byte.
 func readByte(fd int, b []byte) int {
 	for {
 		n, err := syscall.Read(fd, b)

@@ -61,7 +61,7 @@ func StartWarm() {
 	if err != nil {
 		return
 	}
-	cmd := &exec.Cmd{Path: exe, Args: []string{os.Args[0], "warm"}, Env: warmEnv()}
+	cmd := &exec.Cmd{Path: exe, Args: []string{os.Args[0], "warm", "--start"}, Env: warmEnv()}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if cmd.Start() == nil {
 		cmd.Process.Release()
@@ -81,23 +81,31 @@ func warmEnv() []string {
 	return env
 }
 
-// Warm is `hookwire warm`: with no argument, start a worker unless one
-// answers on the socket (the starter becomes it); with --serve, be the
-// successor of one, the listening socket on descriptor 3.
+// Warm is `hookwire warm`: with no argument, start the workers in the
+// background (a person's way; hookwire-client's is EnvStart). StartWarm's
+// process, `warm --start`, becomes one unless one answers on the socket;
+// `warm --serve` is the successor of one, the listening socket on
+// descriptor 3.
 func Warm(args []string, _ *os.File, _, stderr io.Writer) int {
+	if len(args) == 0 {
+		StartWarm()
+		return 0
+	}
 	st, err := state.Open(os.Getenv, warm.Store)
 	if err != nil {
 		fmt.Fprintf(stderr, "hookwire warm: %v\n", err)
 		return 1
 	}
 	sock := filepath.Join(st.Dir(), warm.SocketName)
+	// The sessions' order locks (internal/hook's first.go) of a day ago.
+	st.Tidy(24*time.Hour, time.Hour)
 	if len(args) == 3 && args[0] == "--serve" {
 		ino, _ := strconv.ParseUint(args[1], 10, 64)
 		born, _ := strconv.ParseInt(args[2], 10, 64)
 		return serveWarm(3, sock, ino, time.UnixMilli(born), 0)
 	}
-	if len(args) > 0 {
-		fmt.Fprintf(stderr, "hookwire warm: no arguments (it starts the worker hookwire-client hands events to)\n")
+	if len(args) != 1 || args[0] != "--start" {
+		fmt.Fprintf(stderr, "hookwire warm: no arguments (it starts the workers hookwire-client hands events to)\n")
 		return 2
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*warmWait)

@@ -82,13 +82,8 @@ func parseRequests(v string) []finisherRequest {
 	return out
 }
 
-// MainCombined runs a combined process with the process's arguments and
-// exits.
-func MainCombined(c Combined) {
-	os.Exit(RunCombined(c, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
-}
-
-// RunCombined runs it and returns its exit status.
+// RunCombined runs a combined process (combined.Main gives it the
+// process's arguments) and returns its exit status.
 func RunCombined(c Combined, args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	if len(args) > 0 && c.Direct[args[0]] != nil {
 		return c.Direct[args[0]](args[1:], stdin, stdout, stderr)
@@ -198,6 +193,10 @@ func (inv *Invocation) combine(c Combined, names, args []string) {
 	// before the finishers are started and the lines written.
 	if !first {
 		inv.replyOnce(subs, outs)
+	} else if i := pickReply(outs); i >= 0 && !bytes.Equal(outs[i].Bytes(), inv.firstReply) {
+		// Not expected (Decides said no surface decides): said where a
+		// person debugging looks.
+		inv.Notef("warm: %s's reply %q came after the agent was let go with %q", subs[i].bin.Name, clipReply(outs[i].Bytes()), clipReply(inv.firstReply))
 	}
 	inv.oneFinisher(c, subs, args)
 	for _, sub := range subs {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hookwire/hookwire/internal/agent"
 	"github.com/hookwire/hookwire/internal/state"
+	"github.com/hookwire/hookwire/internal/warm"
 )
 
 // Release, set by a warm worker (internal/combined's warm_linux.go), lets
@@ -18,8 +19,8 @@ var Release func()
 
 // orderStore is the state directory's corner whose locks keep a session's
 // events in order on the surfaces while workers deliver them after letting
-// the agent go.
-const orderStore = "warm"
+// the agent go: the workers' own, which they tidy.
+const orderStore = warm.Store
 
 // inOrder waits until the session's earlier events are delivered, and holds
 // its place until release is called: an event whose agent was let go is
@@ -60,7 +61,8 @@ func (inv *Invocation) answerFirst(bins []*Binary, ev agent.Event, args []string
 	for _, b := range bins {
 		if b.Neutral != nil {
 			if r := b.Neutral(ev); r != "" {
-				inv.write([]byte(r + "\n"))
+				inv.firstReply = []byte(r + "\n")
+				inv.write(inv.firstReply)
 			}
 			break
 		}

@@ -177,6 +177,9 @@ type Invocation struct {
 	finisher string
 	// laterQueue is the queue a finisher drains (later.go), "" otherwise.
 	laterQueue string
+	// firstReply is what a warm worker's hook wrote before it let the
+	// agent go (first.go).
+	firstReply []byte
 	// replaying marks an invocation that sends a queued event (later.go),
 	// and origin is that event's hook.
 	replaying bool

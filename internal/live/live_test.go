@@ -381,6 +381,10 @@ wait $pid`
 	err := ts.Exec("sh", append([]string{"-c", script, "sh", ts.MkAbs(name),
 		fmt.Sprint(int(timeout.Seconds())), interrupt, match, stdin}, args[1:]...)...)
 	ts.Logf("agent %s: exit %v after %v", name, err, time.Since(start).Round(time.Millisecond))
+	// The warm path lets the agent go before it delivers an event no
+	// surface decides: what the script reads next is there once the
+	// workers have delivered, as it was once the hooks had exited.
+	testkit.WarmSettled(ts.Getenv("XDG_RUNTIME_DIR"), 10*time.Second)
 	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 124 && interrupt == "" {
 		ts.Fatalf("agent %s: timed out after %v; stderr:\n%s", name, timeout, tail(ts.MkAbs(name+".stderr")))
 	}

@@ -102,3 +102,27 @@ func StopWarm(runDir string) {
 		}
 	}
 }
+
+// WarmSettled waits (up to within) until the warm workers under runDir have
+// delivered what they took: each holds its session's order lock
+// (internal/hook's first.go) from before it lets the agent go until it has
+// delivered. A script that reads what the surfaces got once the agent has
+// exited reads it after this, as it read it after the hooks' exit before.
+func WarmSettled(runDir string, within time.Duration) {
+	locks, _ := filepath.Glob(filepath.Join(runDir, "hookwire", warm.Store, "*.order.lock"))
+	end := time.Now().Add(within)
+	for _, l := range locks {
+		f, err := os.Open(l)
+		if err != nil {
+			continue
+		}
+		for time.Now().Before(end) {
+			if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil {
+				unix.Flock(int(f.Fd()), unix.LOCK_UN)
+				break
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		f.Close()
+	}
+}

@@ -2,7 +2,11 @@
 
 package testkit
 
-import "github.com/rogpeppe/go-internal/testscript"
+import (
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
 
 func cmdWarmReady(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Fatalf("the warm path is Linux only (a script needs [linux])")
@@ -10,3 +14,6 @@ func cmdWarmReady(ts *testscript.TestScript, neg bool, args []string) {
 
 // StopWarm has no workers to end here.
 func StopWarm(string) {}
+
+// WarmSettled has no workers to wait for here.
+func WarmSettled(string, time.Duration) {}

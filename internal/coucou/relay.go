@@ -117,8 +117,7 @@ func (c *relayCLI) Run(inv *hook.Invocation) error {
 	send := transport.SocketLine{Path: path, Line: line, ReadReply: true,
 		ConnectWithin: connectWithin, MaxReply: maxAnswer}
 	closeRefused(inv, ev, event, tag, send)
-	waits := event == "PermissionRequest" && TakesDecisions(ev) // Decides, in Relay
-
+	waits := event == "PermissionRequest" && TakesDecisions(ev) // as Relay's Decides says
 	if !waits && !c.Ask {
 		// The app acknowledges with {"ok":true} (macOS) or just closes
 		// (Windows, Linux); waiting briefly keeps us alive while it looks

@@ -72,11 +72,7 @@ func (c *doctorCmd) Run(con *hook.Console) error {
 	if err != nil {
 		findings[0] = Finding{Status: Warn, What: "cannot tell where this binary is", Fix: "run it by its full path"}
 	}
-	hooks := bin
-	if runs, err := c.spec.runs(); err == nil {
-		hooks = runs // the hooks run the client beside this binary
-	}
-	settings := c.settings(con.Getenv, hooks)
+	settings := c.settings(con.Getenv, bin)
 	findings = append(findings, settings...)
 	if len(c.spec.Kinds) > 0 && !anyInstalled(settings) {
 		findings = append(findings, Finding{Status: Warn, What: "no agent runs " + c.spec.Binary + " yet",
@@ -122,6 +118,8 @@ func show(con *hook.Console, f Finding) {
 
 // settings reports, for each agent the binary has hooks for, whether its
 // settings hold them and are current.
+// settings are the findings of every agent's settings: hooks of bin, or of
+// its client beside it (install --warm), are this binary's.
 func (c *doctorCmd) settings(getenv func(string) string, bin string) []Finding {
 	home, _ := os.UserHomeDir()
 	var out []Finding
@@ -154,6 +152,11 @@ func (c *doctorCmd) settings(getenv func(string) string, bin string) []Finding {
 			continue
 		}
 		want, err := c.spec.Install(a, data, bin)
+		if client := c.spec.client(bin); err == nil && client != "" && !bytes.Equal(want, data) {
+			if warm, err := c.spec.Install(a, data, client); err == nil && bytes.Equal(warm, data) {
+				want = warm
+			}
+		}
 		switch {
 		case err != nil:
 			out = append(out, Finding{Status: Fail, What: fmt.Sprintf("%s: %s cannot be read: %v", name, path, err), Fix: "fix the file: the agent cannot read it either"})

@@ -9,7 +9,7 @@ import (
 // current or not, as doctor reads them: what `hookwire relay --doctor`
 // reports to a desktop about the machine it runs on.
 func Hooked(spec Spec, getenv func(string) string) []string {
-	bin, _ := spec.runs()
+	bin, _ := self()
 	var out []string
 	for _, f := range (&doctorCmd{spec: spec}).settings(getenv, bin) {
 		name, rest, _ := strings.Cut(f.What, ": ")

@@ -47,6 +47,7 @@ type setupCmd struct {
 	DryRun    bool   `name:"dry-run" help:"Show the plan and the change to each file as a diff; write nothing."`
 	Undo      bool   `help:"Give every file setup changed back as it was before the first setup."`
 	Approvals bool   `help:"Copilot CLI: also hook permissionRequest, as Coucou approval cards (see nb-hook install --approvals)."`
+	Warm      bool   `help:"Linux: the hooks run hookwire-client, which hands each event to a hookwire already started (the warm path, docs/hookwire.md); setup remembers it."`
 	Path      string `placeholder:"PATH" help:"The path of the binary the hooks run (default: this one)."`
 	setupData
 }
@@ -59,6 +60,7 @@ type setupState struct {
 	Agents    []string   `json:"agents"`
 	Surfaces  []string   `json:"surfaces"`
 	Approvals bool       `json:"approvals,omitempty"`
+	Warm      bool       `json:"warm,omitempty"`
 	Files     []keptFile `json:"files"`
 }
 
@@ -219,7 +221,7 @@ func (c *setupCmd) Run(con *hook.Console) error {
 	}
 	bin := c.Path
 	if bin == "" {
-		if bin, err = c.spec(c.names()).runs(); err != nil {
+		if bin, err = c.spec(c.names()).runs(c.Warm || st.Warm); err != nil {
 			return err
 		}
 	}
@@ -613,6 +615,7 @@ func (c *setupCmd) apply(con *hook.Console, p *plan, statePath string) error {
 		}
 	}
 	st.Approvals = st.Approvals || c.Approvals
+	st.Warm = st.Warm || c.Warm
 	if err := st.save(statePath); err != nil {
 		return fmt.Errorf("keeping what --undo needs: %w; nothing was changed", err)
 	}

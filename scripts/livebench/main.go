@@ -407,9 +407,8 @@ func run(work, exe string, a agentSpec, ar arm, surfaceEnv []string, round int) 
 		}
 		if ar.combined {
 			args := []string{"install", "--agent", a.name}
-			if !ar.client {
-				// hookwire itself, not the client install writes beside it.
-				args = append(args, "--path", filepath.Join(ar.dir, "hookwire"))
+			if ar.client {
+				args = append(args, "--warm")
 			}
 			cmd := exec.Command(filepath.Join(ar.dir, "hookwire"), args...)
 			cmd.Env, cmd.Dir = env, cwd

@@ -335,25 +335,14 @@ func agreed(conn int) (files []int, ok bool) {
 	return files, true
 }
 
-// writeAll writes b whole, through the runtime's preemption signals.
-func writeAll(fd int, b []byte) bool {
-	for len(b) > 0 {
-		n, err := unix.Write(fd, b)
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if err != nil || n <= 0 {
-			return false
-		}
-		b = b[n:]
-	}
-	return true
-}
+// writeAll writes b whole, and fill reads it whole, through the runtime's
+// preemption signals.
+func writeAll(fd int, b []byte) bool { return whole(unix.Write, fd, b) }
+func fill(fd int, b []byte) bool     { return whole(unix.Read, fd, b) }
 
-// fill reads b whole, through the runtime's preemption signals.
-func fill(fd int, b []byte) bool {
+func whole(op func(int, []byte) (int, error), fd int, b []byte) bool {
 	for len(b) > 0 {
-		n, err := unix.Read(fd, b)
+		n, err := op(fd, b)
 		if errors.Is(err, unix.EINTR) {
 			continue
 		}

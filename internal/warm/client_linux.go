@@ -6,7 +6,8 @@ import "syscall"
 // request: a worker still starting (its predecessor took the last event)
 // answers within its start, tens of milliseconds, far more under load. A
 // worker that says nothing for this long is wedged: the client runs hookwire
-// itself, whose starter then replaces the worker (internal/combined's warm.go).
+// itself, whose starter then replaces the worker (internal/combined's
+// warm_linux.go).
 const answerWait = 2 // seconds
 
 // Client runs the hook through a worker, or else runs hookwire itself. It

@@ -9,8 +9,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/hookwire/hookwire/internal/warm"
 )
 
 // The module path the README's go install line names.
@@ -87,14 +85,8 @@ func TestGoInstall(t *testing.T) {
 		if err != nil || !strings.Contains(string(info), "\tmod\t"+modulePath+"\t"+version+"\t") {
 			t.Errorf("%s: build information does not name %s %s: %v\n%s", name, modulePath, version, err, info)
 		}
-		out, err := exec.Command(path+exe(), "--version").Output()
-		got := strings.TrimSpace(string(out))
-		want := name + " " + version
-		if name == warm.ClientName {
-			want = "hookwire " + version // its arguments are the hookwire's beside it
-		}
-		if err != nil || got != want {
-			t.Errorf("%s --version: %q, %v; want %q", name, got, err, want)
+		if got, err := versionOf(t, path+exe()); err != nil || got != wantVersion(name, version) {
+			t.Errorf("%s --version: %q, %v; want %q", name, got, err, wantVersion(name, version))
 		}
 	}
 }

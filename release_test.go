@@ -21,6 +21,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/hookwire/hookwire/internal/warm"
 )
 
 // The platforms .goreleaser.yaml builds for, as its build lines say them.
@@ -200,9 +202,8 @@ func TestSnapshotRelease(t *testing.T) {
 			continue
 		}
 		bin := filepath.Join(root, "usr", "bin", name)
-		out, err := exec.Command(bin, "--version").Output()
-		if got := strings.TrimSpace(string(out)); err != nil || got != name+" "+version {
-			t.Errorf("%s --version: %q, %v; want %q", name, got, err, name+" "+version)
+		if got, err := versionOf(t, bin); err != nil || got != wantVersion(name, version) {
+			t.Errorf("%s --version: %q, %v; want %q", name, got, err, wantVersion(name, version))
 		}
 		if runtime.GOOS == "linux" {
 			assertStatic(t, bin)
@@ -227,6 +228,25 @@ func assertStatic(t *testing.T, path string) {
 	if libs, _ := f.ImportedLibraries(); len(libs) > 0 {
 		t.Errorf("%s: needs %q", path, libs)
 	}
+}
+
+// versionOf runs bin --version, in a state directory of the test's own:
+// hookwire-client, finding no worker, runs the hookwire beside it, which
+// starts one there (it ends once the binary is removed).
+func versionOf(t *testing.T, bin string) (string, error) {
+	cmd := exec.Command(bin, "--version")
+	cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+t.TempDir())
+	out, err := cmd.Output()
+	return strings.TrimSpace(string(out)), err
+}
+
+// wantVersion is what name --version prints: hookwire-client's arguments
+// are the hookwire's beside it.
+func wantVersion(name, version string) string {
+	if name == warm.ClientName {
+		name = "hookwire"
+	}
+	return name + " " + version
 }
 
 func commands(t *testing.T) []string {

@@ -42,9 +42,9 @@ over the neutral {}; between two of a kind, the surface named first.
 hookwire remote HOST… shows, on this desktop's surfaces, the agents that run on
 other machines, over your own ssh (hookwire remote --help, docs/remote.md).
 
-On Linux, setup and install write hookwire-client in the hooks when it is beside
-this binary: it hands each event to a hookwire already started (hookwire warm
-starts them; docs/hookwire.md, the warm path).
+On Linux, setup --warm and install --warm write hookwire-client in the hooks: it
+hands each event to a hookwire already started (hookwire warm starts them;
+docs/hookwire.md, the warm path).
 
 Always exits 0 in hook mode; prints nothing but a reply the agent's protocol needs.`,
 	}

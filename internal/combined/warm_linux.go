@@ -34,10 +34,10 @@ import (
 // warm path: nothing is shared between events, nothing queues behind an
 // approval a person takes a minute to answer.
 
-// WarmIdle is how long a worker waits for an event before it ends, the
+// warmIdle is how long a worker waits for an event before it ends, the
 // socket with it: the next event then runs hookwire itself and starts one
 // again.
-var WarmIdle = 30 * time.Minute
+const warmIdle = 30 * time.Minute
 
 // warmPool is how many workers wait at once: an agent's next event often
 // comes sooner than a successor takes to start (tens of milliseconds), and
@@ -208,7 +208,6 @@ func ours(sock string, ino uint64) bool {
 // at the path sock is ino) for one event.
 type worker struct {
 	ln    int
-	sock  string
 	ino   uint64
 	born  time.Time
 	exe   string
@@ -220,7 +219,7 @@ type worker struct {
 // serveWarm waits for one event on ln and serves it; it returns only when
 // the worker ends without one (idle, its socket gone, its binary replaced).
 func serveWarm(ln int, sock string, ino uint64, born time.Time, siblings int) int {
-	w := &worker{ln: ln, sock: sock, ino: ino, born: born, argv0: os.Args[0], env: os.Environ()}
+	w := &worker{ln: ln, ino: ino, born: born, argv0: os.Args[0], env: os.Environ()}
 	if unix.Stat("/proc/self/exe", &w.self) != nil {
 		return 1
 	}
@@ -231,7 +230,7 @@ func serveWarm(ln int, sock string, ino uint64, born time.Time, siblings int) in
 	for {
 		// Idle, its socket gone (a test's directory) or taken over, or its
 		// binary replaced or removed (an upgrade, an uninstall): it ends.
-		if time.Since(w.born) > WarmIdle || !ours(sock, ino) || replaced(w.exe, &w.self) {
+		if time.Since(w.born) > warmIdle || !ours(sock, ino) || replaced(w.exe, &w.self) {
 			retire(sock, ino)
 			return 0
 		}
@@ -360,12 +359,9 @@ func stale(hookwire string, self *unix.Stat_t) bool {
 	return unix.Stat(hookwire, &fi) != nil || fi.Dev != self.Dev || fi.Ino != self.Ino
 }
 
-// replaced reports that this worker's own path holds another file now: it
-// was upgraded, and its clients run the new one.
-func replaced(exe string, self *unix.Stat_t) bool {
-	var fi unix.Stat_t
-	return exe == "" || unix.Stat(exe, &fi) != nil || fi.Dev != self.Dev || fi.Ino != self.Ino
-}
+// replaced reports that this worker's own path holds another file now (or
+// none): it was upgraded, and its clients run the new one.
+func replaced(exe string, self *unix.Stat_t) bool { return exe == "" || stale(exe, self) }
 
 // succeed starts a worker on the listening socket: the next one, or the
 // starter's second. If it cannot, the socket closes with the last worker,

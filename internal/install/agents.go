@@ -72,9 +72,9 @@ func (a *Agent) Path(scope, home, project, binary string, getenv func(string) st
 type Spec struct {
 	Binary string
 	// Client, when set, is a binary installed beside Binary that the hooks
-	// run in its place where it runs (hookwire-client on Linux, which hands
-	// each event to a hookwire already started): the same arguments, the
-	// same hook (runs).
+	// run in its place when asked (--warm) where it runs (hookwire-client on
+	// Linux, which hands each event to a hookwire already started): the
+	// same arguments, the same hook (runs).
 	Client string
 	Kinds  []agent.Kind
 	// Timeout is each hook's timeout; Approval, that of the events of the

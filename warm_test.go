@@ -325,6 +325,63 @@ func TestWarmStartsOnDemand(t *testing.T) {
 	}
 }
 
+// Workers serve event after event, no process started for any: each
+// event in its own environment and directory, none of which reaches the
+// next, and each worker back in its own directory in between.
+func TestWarmServesOn(t *testing.T) {
+	r := newWarmRig(t, "")
+	r.run(true, nil, "--version")
+	r.ready()
+	for len(r.workers()) < 2 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	before := r.workers()
+	home := map[int]string{}
+	for _, pid := range before {
+		home[pid], _ = os.Readlink(fmt.Sprintf("/proc/%d/cwd", pid))
+	}
+	prompt := claudePayload(t, "02-UserPromptSubmit.json")
+	for i := range 8 {
+		dir := filepath.Join(r.dir, fmt.Sprintf("project-%d", i))
+		os.Mkdir(dir, 0o700)
+		cmd := exec.Command(filepath.Join(r.bin, warm.ClientName))
+		cmd.Env, cmd.Dir = r.env, dir
+		if i%2 == 0 {
+			cmd.Env = append(slices.Clone(r.env), "TERM_PROGRAM=iTerm.app", fmt.Sprintf("ITERM_SESSION_ID=w0t0p%d", i))
+		}
+		cmd.Stdin = bytes.NewReader(withSession(prompt, fmt.Sprintf("session-%d", i)))
+		if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
+			t.Fatalf("event %d: %q, %v", i, out, err)
+		}
+		r.lines(i + 1) // delivered before the next comes
+	}
+	got := r.lines(8)
+	if len(got) != 8 {
+		t.Fatalf("Coucou got %d lines", len(got))
+	}
+	for _, line := range got {
+		i := strings.Index(line, `"session-`)
+		n, _ := strconv.Atoi(line[i+9 : i+10])
+		if want := fmt.Sprintf(`"iterm_session_id":"w0t0p%d"`, n); n%2 == 0 != strings.Contains(line, want) || n%2 == 1 && strings.Contains(line, "iterm") {
+			t.Errorf("session-%d's line, with its terminal's environment only if %v: %s", n, n%2 == 0, line)
+		}
+	}
+	if warmed := len(r.logWait(9)) - 1; warmed != 8 || len(r.events("UserPromptSubmit")) != 8 {
+		t.Errorf("%d events served warm", warmed)
+	}
+	after := r.workers()
+	slices.Sort(before)
+	slices.Sort(after)
+	if !slices.Equal(before, after) {
+		t.Errorf("workers %v before the events, %v after: a worker ended or started", before, after)
+	}
+	for _, pid := range after {
+		if cwd, _ := os.Readlink(fmt.Sprintf("/proc/%d/cwd", pid)); cwd != home[pid] {
+			t.Errorf("worker %d is in %s after the events, not its own %s", pid, cwd, home[pid])
+		}
+	}
+}
+
 // An event let go early is still delivered before the session's next one:
 // the next waits for it, not the surface for the next. The app reads the
 // first event's line only after 300 ms.

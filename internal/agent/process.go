@@ -13,7 +13,10 @@ var procRoot = "/proc"
 // HookProcess is the process the agent ran for this event, and its parent:
 // this process, unless a warm hookwire serves the event for the client the
 // agent ran (internal/warm), which puts the client's in its place.
-var HookProcess = func() (pid, ppid int) { return os.Getpid(), os.Getppid() }
+var HookProcess = OwnProcess
+
+// OwnProcess is this process and its parent.
+func OwnProcess() (pid, ppid int) { return os.Getpid(), os.Getppid() }
 
 // maxHops bounds the walk up the process tree: an agent runs a hook as
 // `sh -c`, so the chain is binary → sh → agent, plus wrappers.
@@ -47,8 +50,8 @@ func (d *Dialect) Process(session string, getenv func(string) string) int {
 var remembered map[int][]byte
 
 // Remember keeps /proc/<pid>/stat of pid and of its ancestors as far as
-// Process walks, for ProcStat. A warm worker calls it once, before the hook
-// runs.
+// Process walks, for ProcStat. A warm worker calls it before each hook it
+// runs, and with 0 after, to forget.
 func Remember(pid int) {
 	remembered = map[int][]byte{}
 	for range maxHops + 1 {

@@ -27,12 +27,18 @@ import (
 
 // The worker side of the warm path (internal/warm has the client and the
 // wire). A worker is a hookwire process that has started and initialised,
-// and waits on the socket for one event; when a client hands it one, it
-// starts its successor (who inherits the listening socket), takes the
-// client's descriptors, environment and directory for its own, runs the
-// hook as hookwire would, and ends. One event, one process, as without the
-// warm path: nothing is shared between events, nothing queues behind an
-// approval a person takes a minute to answer.
+// and waits on the socket for an event; when a client hands it one, it
+// takes the client's descriptors, environment and directory for its own and
+// runs the hook as hookwire would. A worker serves one event at a time; a
+// second waits beside it (warmPool).
+//
+// An event it let go before delivering (hook.Release: every event no
+// surface decides, from a plain hook line) leaves nothing behind once it is
+// delivered, and the worker puts its own descriptors, environment and
+// directory back and waits for the next: no process starts for it. Any
+// other (an approval a person takes a minute to answer, a script's event, a
+// command for a person) is its last: it starts its successor, who inherits
+// the listening socket, when it lets the client go, and ends.
 
 // warmIdle is how long a worker waits for an event before it ends, the
 // socket with it: the next event then runs hookwire itself and starts one
@@ -205,25 +211,31 @@ func ours(sock string, ino uint64) bool {
 }
 
 // A worker is a process waiting on the listening socket ln (whose inode
-// at the path sock is ino) for one event.
+// at the path sock is ino) for events.
 type worker struct {
 	ln    int
 	ino   uint64
-	born  time.Time
+	born  time.Time // or its last event's end: the idle bound counts from it
 	exe   string
 	argv0 string
 	env   []string // its own, which its successor gets: each event brings its own
+	dir   string   // its own directory, put back after each event
 	self  unix.Stat_t
 }
 
-// serveWarm waits for one event on ln and serves it; it returns only when
-// the worker ends without one (idle, its socket gone, its binary replaced).
+// serveWarm waits for events on ln and serves them; it returns when the
+// worker ends (idle, its socket gone, its binary replaced, or after an
+// event that was its last).
 func serveWarm(ln int, sock string, ino uint64, born time.Time, siblings int) int {
 	w := &worker{ln: ln, ino: ino, born: born, argv0: os.Args[0], env: os.Environ()}
 	if unix.Stat("/proc/self/exe", &w.self) != nil {
 		return 1
 	}
 	w.exe, _ = os.Executable()
+	w.dir, _ = os.Getwd()
+	// A successor's socket comes without close-on-exec: what the hooks run
+	// (noctalia, a finisher) must not hold it.
+	unix.CloseOnExec(ln)
 	for range siblings {
 		w.succeed()
 	}
@@ -265,7 +277,10 @@ func serveWarm(ln int, sock string, ino uint64, born time.Time, siblings int) in
 			unix.Close(conn) // the client gave up first: it runs hookwire itself
 			continue
 		}
-		return w.run(conn, req, files, pid)
+		if code, again := w.run(conn, req, files, pid); !again {
+			return code
+		}
+		w.born = time.Now()
 	}
 }
 
@@ -381,16 +396,13 @@ func (w *worker) succeed() {
 
 // run becomes the client's process for the hook: its arguments,
 // environment, directory, parent and descriptors; then runs the hook, and
-// lets the client go with its status (or earlier: hook.Release).
-func (w *worker) run(conn int, req warm.Request, files []int, pid int) int {
+// lets the client go with its status (or earlier: hook.Release). again is
+// true when the worker is its own again, ready for the next event.
+func (w *worker) run(conn int, req warm.Request, files []int, pid int) (code int, again bool) {
+	goroutines, args := runtime.NumGoroutine(), os.Args
 	unix.SetsockoptTimeval(conn, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &unix.Timeval{})
 	os.Args = append([]string{w.argv0}, req.Args...)
-	os.Clearenv()
-	for _, kv := range req.Env {
-		if k, v, ok := strings.Cut(kv, "="); ok && k != "" {
-			os.Setenv(k, v)
-		}
-	}
+	setEnv(req.Env)
 	os.Chdir(req.Dir)
 	agent.HookProcess = func() (int, int) { return pid, req.PPID }
 	agent.Remember(pid)                                // before the client is let go, and its shell with it
@@ -401,32 +413,74 @@ func (w *worker) run(conn int, req warm.Request, files []int, pid int) int {
 	// The client gone before it was let go (the agent killed it) is this
 	// hook killed: what it started dies with it, as it would have.
 	var gone atomic.Bool
+	watched := make(chan struct{})
 	go func() {
+		defer close(watched)
 		var b [1]byte
 		fill(conn, b[:])
 		if !gone.Load() {
 			transport.KillAll()
+			w.succeed()
 			os.Exit(0)
 		}
 	}()
-	var once sync.Once
-	letGo := func(code int) {
-		once.Do(func() {
-			gone.Store(true)
-			os.Stdin.Close()
-			os.Stdout.Close()
-			os.Stderr.Close()
-			writeAll(conn, []byte{byte(code)})
-			// The agent goes on: the next worker starts while this one
-			// delivers, and waits ready for its next event.
+	var once, last sync.Once
+	early := false
+	// The worker's last event: the next worker starts while this one
+	// delivers or ends, and waits ready for its next event.
+	hand := func() {
+		last.Do(func() {
 			w.succeed()
 			unix.Close(w.ln)
 		})
 	}
+	letGo := func(code int, release bool) {
+		once.Do(func() {
+			gone.Store(true)
+			early = release
+			os.Stdin.Close()
+			os.Stdout.Close()
+			os.Stderr.Close()
+			writeAll(conn, []byte{byte(code)})
+			if !release {
+				hand()
+			}
+		})
+	}
 	hook.Warm = true
-	hook.Release = func() { letGo(0) }
-	code := hook.RunCombined(Hookwire(), req.Args, os.Stdin, os.Stdout, os.Stderr)
-	letGo(code)
-	runtime.KeepAlive(keep)
-	return code
+	hook.Release = func() { letGo(0, true) }
+	hook.Exiting = hand // the watchdog ends this process
+	code = hook.RunCombined(Hookwire(), req.Args, os.Stdin, os.Stdout, os.Stderr)
+	letGo(code, false)
+	if !early {
+		runtime.KeepAlive(keep)
+		return code, false
+	}
+	// Let go and delivered: the worker puts back what it took, and serves
+	// the next event if the hook left nothing running.
+	unix.Shutdown(conn, unix.SHUT_RDWR)
+	<-watched
+	unix.Close(conn)
+	os.Stdin, os.Stdout, os.Stderr = keep[0], keep[1], keep[2]
+	os.Args = args
+	setEnv(w.env)
+	os.Chdir(w.dir)
+	agent.HookProcess = agent.OwnProcess
+	agent.Remember(0)
+	hook.Renew()
+	if runtime.NumGoroutine() > goroutines {
+		hand()
+		return code, false
+	}
+	return code, true
+}
+
+// setEnv makes env the process's environment.
+func setEnv(env []string) {
+	os.Clearenv()
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok && k != "" {
+			os.Setenv(k, v)
+		}
+	}
 }

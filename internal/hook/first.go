@@ -17,6 +17,19 @@ import (
 // and only once it holds its session's order (inOrder).
 var Release func()
 
+// Renew forgets what the process looked up once for its event (the relay
+// directory), and Release: a warm worker calls it between the events it
+// serves, each of which is a new process as far as its hook can tell.
+func Renew() {
+	relayDir = lookUpRelay()
+	Release, Exiting, Warm = nil, nil, false
+}
+
+// Exiting, set by a warm worker, is called when the watchdog ends the
+// process at the hook's hard deadline, before it exits: the worker starts
+// its successor, as it would have once the hook was done.
+var Exiting func()
+
 // orderStore is the state directory's corner whose locks keep a session's
 // events in order on the surfaces while workers deliver them after letting
 // the agent go: the workers' own, which they tidy.

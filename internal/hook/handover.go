@@ -18,15 +18,19 @@ import (
 // or for an approval a round-trip on the relay's socket.
 
 // relayDir is the relay directory when one is set up here, looked up once
-// per process: a machine without one pays one lstat per hook.
-var relayDir = sync.OnceValues(func() (string, error) {
-	dir := remote.Dir(os.Getenv)
-	ok, err := remote.SetUp(dir)
-	if !ok {
-		dir = ""
-	}
-	return dir, err
-})
+// per event: a machine without one pays one lstat per hook.
+var relayDir = lookUpRelay()
+
+func lookUpRelay() func() (string, error) {
+	return sync.OnceValues(func() (string, error) {
+		dir := remote.Dir(os.Getenv)
+		ok, err := remote.SetUp(dir)
+		if !ok {
+			dir = ""
+		}
+		return dir, err
+	})
+}
 
 // askMargin is kept from an approval's remaining budget when the relay is
 // told how long it may wait: its answer must reach the hook in time.

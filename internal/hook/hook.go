@@ -337,6 +337,9 @@ func (inv *Invocation) exitNow() {
 	}
 	transport.KillAll()
 	inv.finish()
+	if Exiting != nil {
+		Exiting()
+	}
 	exit(0)
 }
 

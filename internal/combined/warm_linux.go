@@ -221,6 +221,28 @@ type worker struct {
 	env   []string // its own, which its successor gets: each event brings its own
 	dir   string   // its own directory, put back after each event
 	self  unix.Stat_t
+	// listener is ln in the runtime's poller; hookwire is what each event
+	// runs, built once.
+	listener *os.File
+	hookwire hook.Combined
+}
+
+// accept waits for a client for up to warmPoll.
+func (w *worker) accept() (conn int, err error) {
+	raw, err := w.listener.SyscallConn()
+	if err != nil {
+		return -1, err
+	}
+	w.listener.SetReadDeadline(time.Now().Add(warmPoll))
+	var aerr error = unix.EAGAIN
+	err = raw.Read(func(fd uintptr) bool {
+		conn, _, aerr = unix.Accept4(int(fd), unix.SOCK_CLOEXEC)
+		return !errors.Is(aerr, unix.EAGAIN) // else: another worker took it, wait again
+	})
+	if err != nil {
+		return -1, err
+	}
+	return conn, aerr
 }
 
 // serveWarm waits for events on ln and serves them; it returns when the
@@ -236,6 +258,15 @@ func serveWarm(ln int, sock string, ino uint64, born time.Time, siblings int) in
 	// A successor's socket comes without close-on-exec: what the hooks run
 	// (noctalia, a finisher) must not hold it.
 	unix.CloseOnExec(ln)
+	// Waited on in the runtime's poller, not in a system call: a process
+	// whose every goroutine waits there sleeps whole, where one in a system
+	// call keeps the runtime's monitor thread waking a hundred times a
+	// second, on the agent's cores.
+	w.listener = os.NewFile(uintptr(ln), "warm")
+	if w.listener == nil {
+		return 1
+	}
+	w.hookwire = Hookwire()
 	for range siblings {
 		w.succeed()
 	}
@@ -246,15 +277,11 @@ func serveWarm(ln int, sock string, ino uint64, born time.Time, siblings int) in
 			retire(sock, ino)
 			return 0
 		}
-		fds := []unix.PollFd{{Fd: int32(ln), Events: unix.POLLIN}}
-		if n, err := unix.Poll(fds, int(warmPoll/time.Millisecond)); n == 0 || errors.Is(err, unix.EINTR) {
-			continue
+		conn, err := w.accept()
+		if errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, unix.EAGAIN) {
+			continue // another worker took it, or it is time to look again
 		} else if err != nil {
 			return 1
-		}
-		conn, _, err := unix.Accept4(ln, unix.SOCK_CLOEXEC)
-		if err != nil {
-			continue // another worker took it
 		}
 		req, pid, ok := takeRequest(conn)
 		if !ok {
@@ -431,7 +458,7 @@ func (w *worker) run(conn int, req warm.Request, files []int, pid int) (code int
 	hand := func() {
 		last.Do(func() {
 			w.succeed()
-			unix.Close(w.ln)
+			w.listener.Close()
 		})
 	}
 	letGo := func(code int, release bool) {
@@ -450,7 +477,7 @@ func (w *worker) run(conn int, req warm.Request, files []int, pid int) (code int
 	hook.Warm = true
 	hook.Release = func() { letGo(0, true) }
 	hook.Exiting = hand // the watchdog ends this process
-	code = hook.RunCombined(Hookwire(), req.Args, os.Stdin, os.Stdout, os.Stderr)
+	code = hook.RunCombined(w.hookwire, req.Args, os.Stdin, os.Stdout, os.Stderr)
 	letGo(code, false)
 	if !early {
 		runtime.KeepAlive(keep)

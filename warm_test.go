@@ -382,6 +382,56 @@ func TestWarmServesOn(t *testing.T) {
 	}
 }
 
+// An agent that leaves the pipe open after a whole payload: the hook does not
+// wait for its end, and the worker whose stdin reader still waits on it
+// serves no other event (settled): it starts a successor and ends, the
+// reader with it. The workers serve on.
+func TestWarmOpenStdin(t *testing.T) {
+	r := newWarmRig(t, "")
+	r.run(true, nil, "--version")
+	r.ready()
+	for len(r.workers()) < 2 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	before := r.workers()
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pw.Close()
+	pw.Write(claudePayload(t, "02-UserPromptSubmit.json"))
+	cmd := exec.Command(filepath.Join(r.bin, warm.ClientName))
+	cmd.Env, cmd.Dir, cmd.Stdin = r.env, r.dir, pr
+	if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
+		t.Fatalf("%q, %v", out, err)
+	}
+	pr.Close()
+	if got := r.lines(1); len(got) != 1 {
+		t.Fatalf("delivered %d times", len(got))
+	}
+	time.Sleep(300 * time.Millisecond)
+	during := r.workers()
+	if kept := slices.DeleteFunc(slices.Clone(during), func(pid int) bool { return !slices.Contains(before, pid) }); len(during) != 2 || len(kept) != 1 {
+		t.Errorf("workers %v, then %v while the pipe is open: want one of them replaced", before, during)
+	}
+	pw.Close()
+	if out, code, _ := r.run(true, claudePayload(t, "14-Stop.json")); len(out) > 0 || code != 0 {
+		t.Fatalf("the next event: %q, status %d", out, code)
+	}
+	if got := r.lines(2); len(got) != 2 {
+		t.Fatalf("Coucou got %d lines", len(got))
+	}
+	if log := r.logWait(3); len(log) != 3 || !strings.Contains(log[2], `"warm":true`) {
+		t.Errorf("log:\n%s", strings.Join(log, "\n"))
+	}
+	for end := time.Now().Add(3 * time.Second); len(r.workers()) != 2 && time.Now().Before(end); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := len(r.workers()); n != 2 {
+		t.Errorf("%d workers wait (want 2)", n)
+	}
+}
+
 // An event let go early is still delivered before the session's next one:
 // the next waits for it, not the surface for the next. The app reads the
 // first event's line only after 300 ms.

@@ -495,11 +495,24 @@ func (w *worker) run(conn int, req warm.Request, files []int, pid int) (code int
 	agent.HookProcess = agent.OwnProcess
 	agent.Remember(0)
 	hook.Renew()
-	if runtime.NumGoroutine() > goroutines {
+	if !settled(goroutines) {
 		hand()
 		return code, false
 	}
 	return code, true
+}
+
+// settled waits a little for the goroutines the hook started to end (one
+// that has sent its last result returns a moment later), and reports
+// whether they did: none is left to act in the next event's process.
+func settled(goroutines int) bool {
+	for range 50 {
+		if runtime.NumGoroutine() <= goroutines {
+			return true
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return false
 }
 
 // setEnv makes env the process's environment.

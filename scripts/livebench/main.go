@@ -349,8 +349,9 @@ type result struct {
 	Round      int
 	Ms         float64 // the agent's session, spawn to exit
 	// CPU is the user and system time of the agent and every process it
-	// waited for (its hooks): the cost that a loaded machine does not blur
-	// as it blurs wall time. A finisher, detached, is not in it.
+	// waited for (its hooks), and the warm workers' on its events: the
+	// cost that a loaded machine does not blur as it blurs wall time. A
+	// finisher, detached, is not in it.
 	CPU   float64
 	Hooks []hookRun
 }
@@ -434,6 +435,9 @@ func run(work, exe string, a agentSpec, ar arm, surfaceEnv []string, round int) 
 		return result{}, err
 	}
 
+	// The warm workers are no child of the agent: what they spend on its
+	// events is read from /proc, before and after.
+	workersBefore := workersCPU(filepath.Join(dir, "run"))
 	cmd := exec.Command(exe, a.args...)
 	cmd.Env, cmd.Dir = env, cwd
 	var output strings.Builder
@@ -453,6 +457,9 @@ func run(work, exe string, a agentSpec, ar arm, surfaceEnv []string, round int) 
 	res := result{Agent: a.name, Arm: ar.label, Round: round + 1, Ms: ms(took),
 		CPU: ms(cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime())}
 	time.Sleep(1200 * time.Millisecond) // a finisher's line comes after the session
+	if ar.client {
+		res.CPU += workersCPU(filepath.Join(dir, "run")) - workersBefore
+	}
 	if f, err := os.Open(log); err == nil {
 		sc := bufio.NewScanner(f)
 		sc.Buffer(nil, 1<<20)
@@ -702,6 +709,31 @@ func check(err error) {
 		fmt.Fprintln(os.Stderr, "livebench:", err)
 		os.Exit(1)
 	}
+}
+
+// workersCPU is the CPU time, in milliseconds, the warm workers serving
+// run's socket have spent so far (every thread's, from its schedstat, in
+// nanoseconds where the process's stat counts ticks of 10 ms). A worker
+// that ended takes its time with it: it is the worker whose event was its
+// last (an approval), none in these sessions.
+func workersCPU(run string) float64 {
+	var ns int64
+	procs, _ := os.ReadDir("/proc")
+	for _, p := range procs {
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", p.Name(), "cmdline"))
+		environ, _ := os.ReadFile(filepath.Join("/proc", p.Name(), "environ"))
+		if !strings.Contains(string(cmdline), "\x00warm\x00") || !slices.Contains(strings.Split(string(environ), "\x00"), "XDG_RUNTIME_DIR="+run) {
+			continue
+		}
+		tasks, _ := filepath.Glob(filepath.Join("/proc", p.Name(), "task", "*", "schedstat"))
+		for _, t := range tasks {
+			b, _ := os.ReadFile(t)
+			var on int64
+			fmt.Sscan(string(b), &on)
+			ns += on
+		}
+	}
+	return float64(ns) / 1e6
 }
 
 // startWarm starts the warm workers of the hooks' environment env, as the

@@ -67,9 +67,7 @@ func short(results []result, inv []invocationRun, rounds, tools int) string {
 			goal = fmt.Sprintf("≤ +%.0f ms an event", goalEvent)
 		}
 		row(&b, what+": wall", medianOf(floor, wall), medianOf(hw, wall), medianOf(warmed, wall), events, goal)
-		// The workers are no child of the agent: the warm path's CPU would
-		// be its clients' alone, and is not shown.
-		row(&b, what+": CPU of the agent and its hooks", medianOf(floor, cpu), medianOf(hw, cpu), math.NaN(), events, "")
+		row(&b, what+": CPU of the agent, its hooks and the warm workers", medianOf(floor, cpu), medianOf(hw, cpu), medianOf(warmed, cpu), events, "")
 	}
 	if len(inv) > 0 {
 		by, order := byCase(inv)

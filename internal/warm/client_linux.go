@@ -10,6 +10,11 @@ import "syscall"
 // warm_linux.go).
 const answerWait = 2 // seconds
 
+// pathBuf is where a path the kernel writes is read from (the directory,
+// the executable): a package variable, since one on the stack would grow
+// the goroutine's stack, a copy and fresh pages on every event.
+var pathBuf [4096]byte
+
 // Client runs the hook through a worker, or else runs hookwire itself. It
 // does not return. It reads its arguments and environment as the kernel
 // gave them (/proc/self/cmdline and environ): importing os would cost its
@@ -39,7 +44,7 @@ func handOff(hookwire string, nargs int, args, environ []byte) (code int, why st
 		return 0, "no socket"
 	}
 	defer syscall.Close(fd)
-	if !connect(fd, uid) {
+	if !connect(fd, stateRoot(environ, uid)) {
 		return 0, "no worker listens"
 	}
 	// The server must be ours: another user's socket at our path would be
@@ -47,12 +52,11 @@ func handOff(hookwire string, nargs int, args, environ []byte) (code int, why st
 	if cred, err := syscall.GetsockoptUcred(fd, syscall.SOL_SOCKET, syscall.SO_PEERCRED); err != nil || int(cred.Uid) != uid {
 		return 0, "the socket is another user's"
 	}
-	var cwd [4096]byte
-	n, err := syscall.Getcwd(cwd[:])
+	n, err := syscall.Getcwd(pathBuf[:])
 	if err != nil || n < 2 {
 		return 0, "no working directory"
 	}
-	msg := Encode(hookwire, string(cwd[:n-1]), syscall.Getppid(), nargs, args, environ)
+	msg := Encode(hookwire, string(pathBuf[:n-1]), syscall.Getppid(), nargs, args, environ)
 	if len(msg) > MaxRequest {
 		return 0, "arguments and environment too large"
 	}
@@ -84,10 +88,9 @@ func handOff(hookwire string, nargs int, args, environ []byte) (code int, why st
 	return int(b[0]), ""
 }
 
-// connect reaches the worker's socket. A path too long for a socket address
-// is reached through its directory's descriptor.
-func connect(fd, uid int) bool {
-	dir := stateRoot(uid)
+// connect reaches the worker's socket in dir. A path too long for a socket
+// address is reached through its directory's descriptor.
+func connect(fd int, dir string) bool {
 	path := dir + "/" + SocketName
 	if len(path) >= 108 {
 		d, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
@@ -106,11 +109,11 @@ func connect(fd, uid int) bool {
 
 // stateRoot is the worker's directory: internal/state's Root, without its last resort (a squatted
 // temp directory, where the peer check refuses whoever listens).
-func stateRoot(uid int) string {
-	if d, ok := syscall.Getenv("XDG_RUNTIME_DIR"); ok && len(d) > 0 && d[0] == '/' {
+func stateRoot(environ []byte, uid int) string {
+	if d, ok := lookup(environ, "XDG_RUNTIME_DIR"); ok && len(d) > 0 && d[0] == '/' {
 		return trimSlash(d) + "/hookwire/" + Store
 	}
-	tmp, ok := syscall.Getenv("TMPDIR")
+	tmp, ok := lookup(environ, "TMPDIR")
 	if !ok || tmp == "" {
 		tmp = "/tmp"
 	}
@@ -127,16 +130,14 @@ func hookwirePath(argv0 string) string {
 			dir = "/"
 		}
 	} else {
-		var b [4096]byte
-		if n, err := syscall.Readlink("/proc/self/exe", b[:]); err == nil {
-			exe := string(b[:n])
+		if n, err := syscall.Readlink("/proc/self/exe", pathBuf[:]); err == nil {
+			exe := string(pathBuf[:n])
 			dir = exe[:max(lastSlash(exe), 0)]
 		}
 	}
 	if dir == "" || dir[0] != '/' {
-		var cwd [4096]byte
-		if n, err := syscall.Getcwd(cwd[:]); err == nil && n > 1 {
-			dir = string(cwd[:n-1]) + "/" + dir
+		if n, err := syscall.Getcwd(pathBuf[:]); err == nil && n > 1 {
+			dir = string(pathBuf[:n-1]) + "/" + dir
 		}
 	}
 	return trimSlash(dir) + "/hookwire"

@@ -44,3 +44,20 @@ func trimSlash(s string) string {
 	}
 	return s
 }
+
+// lookup finds name's value in environ (NAME=value entries, each ended by a
+// NUL, as /proc/self/environ holds them): syscall.Getenv would copy the
+// whole environment into a map first.
+func lookup(environ []byte, name string) (string, bool) {
+	for start, i := 0, 0; i < len(environ); i++ {
+		if environ[i] != 0 {
+			continue
+		}
+		kv := environ[start:i]
+		start = i + 1
+		if len(kv) > len(name) && kv[len(name)] == '=' && string(kv[:len(name)]) == name {
+			return string(kv[len(name)+1:]), true
+		}
+	}
+	return "", false
+}

@@ -131,11 +131,17 @@ func timeInvocations(work, dir string, surfaceEnv []string, rounds int) []invoca
 	env := append([]string{"HOME=" + home, "XDG_RUNTIME_DIR=" + filepath.Join(home, "run"), "TMPDIR=" + filepath.Join(home, "tmp"),
 		"PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"}, surfaceEnv...)
 	var out []invocationRun
+	var workers0 float64
+	events := 0
 	for r := range rounds + 1 {
+		if r == 1 {
+			workers0 = workersCPU(filepath.Join(home, "run"))
+		}
 		for i := range cases {
 			c := cases[(i+r)%len(cases)]
 			if c.client && r > 0 {
 				check(waitWarm(filepath.Join(home, "run"))) // as an agent's next event finds them
+				events++
 			}
 			run := spawn(c, env)
 			if r > 0 { // the first round warms the state and the page cache
@@ -146,9 +152,18 @@ func timeInvocations(work, dir string, surfaceEnv []string, rounds int) []invoca
 			fmt.Fprintf(os.Stderr, "invocations: round %d of %d\n", r, rounds)
 		}
 	}
+	if events > 0 {
+		time.Sleep(500 * time.Millisecond) // the last deliveries
+		workerCPU = (workersCPU(filepath.Join(home, "run")) - workers0) / float64(events)
+	}
 	testkit.StopWarm(filepath.Join(home, "run"))
 	return out
 }
+
+// workerCPU is the warm workers' CPU time for each of the client's events,
+// a mean over the rounds (each worker's threads' time, from /proc): what
+// the client's own CPU leaves out.
+var workerCPU float64
 
 // spawn runs one case, spawn to exit.
 func spawn(c invocationCase, env []string) invocationRun {

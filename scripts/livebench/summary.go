@@ -117,6 +117,9 @@ func invocationTable(inv []invocationRun) string {
 		v := by[c]
 		fmt.Fprintf(&b, "| %s | %.2f ms | %.2f ms | %.2f ms | %.0f | %+.2f ms |\n", c, pct(v, 0.5), pct(v, 0.95), pct(cpuOf(inv, c), 0.5), pct(faultsOf(inv, c), 0.5), pct(v, 0.95)-floor)
 	}
+	if workerCPU > 0 {
+		fmt.Fprintf(&b, "\nhookwire-client's CPU is its own; the workers spent %.2f ms of CPU on each of its events besides (a mean over the rounds), its deliveries included.\n", workerCPU)
+	}
 	return b.String()
 }
 

@@ -3,16 +3,16 @@
 // warm_linux.go), and the client an agent runs instead of hookwire, which
 // hands the worker its event: its arguments, environment, directory and
 // parent, and its stdin, stdout and stderr themselves. The worker runs the
-// hook exactly as hookwire would, in a process of its own, and sends back
-// the exit status; when no surface can decide the event, it lets the client
-// go before it delivers (internal/hook's first.go).
+// hook exactly as hookwire would, and sends back the exit status; when no
+// surface can decide the event, it lets the client go before it delivers
+// (internal/hook's first.go), and serves the next event after.
 //
 // What the agent waits for per event is then the client's start (the
 // client imports nothing but syscall: this package's test says so), the
 // hand-over, and the hook's start up to that point, where hookwire's own
-// runtime and package initialisation are not. What it costs in CPU is
-// more: docs/performance.md says why it is not what setup writes unless
-// asked (--warm).
+// runtime and package initialisation are not. docs/performance.md says
+// what it saves, and why it is not yet what setup writes unless asked
+// (--warm).
 //
 // Nothing is lost when no worker is there: no socket, a peer of another
 // user, a worker of another hookwire (an upgrade) or one that refuses, and

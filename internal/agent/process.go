@@ -43,20 +43,21 @@ func (d *Dialect) Process(session string, getenv func(string) string) int {
 	return 0
 }
 
-// remembered are /proc/<pid>/stat of the process the agent ran and of its
-// parent, as they were when the event came (Remember): a warm worker
-// delivers after it let the agent's client go, when the client and the
-// shell the agent ran it in (`sh -c`) are gone. The agent and its own
-// ancestors are not, and are read when they are walked.
+// remembered are /proc/<pid>/stat of the process the agent ran and its
+// ancestors, as they were when the event came (Remember): a warm worker
+// delivers after it let the agent's client go, when the processes between
+// the agent and the client (the shell of `sh -c`, a wrapper's shell) are
+// gone.
 var remembered map[int][]byte
 
-// Remember keeps /proc/<pid>/stat of pid and of its parent, for ProcStat.
-// A warm worker calls it before each hook it runs, and with 0 after, to
-// forget. (Each read of a stat file takes the kernel a tenth of a
-// millisecond, while the agent waits: the walk's others are not read.)
+// Remember keeps /proc/<pid>/stat of pid and of its ancestors as far as
+// Process walks, for ProcStat. A warm worker calls it before each hook it
+// runs, and with 0 after, to forget. (Which of them will be gone is not
+// known: a nested shell is as transient as the first, so the whole walk is
+// kept, a tenth of a millisecond a process while the agent waits.)
 func Remember(pid int) {
 	remembered = map[int][]byte{}
-	for range 2 {
+	for range maxHops + 1 {
 		b, err := os.ReadFile(filepath.Join(procRoot, strconv.Itoa(pid), "stat"))
 		if err != nil || pid <= 1 {
 			return

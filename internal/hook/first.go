@@ -18,8 +18,9 @@ import (
 var Release func()
 
 // Renew forgets what the process looked up once for its event (the relay
-// directory), and Release: a warm worker calls it between the events it
-// serves, each of which is a new process as far as its hook can tell.
+// directory) and what a warm worker set for it (Release, Exiting, Warm):
+// the worker calls it between the events it serves, each of which is a new
+// process as far as its hook can tell.
 func Renew() {
 	relayDir = lookUpRelay()
 	Release, Exiting, Warm = nil, nil, false

@@ -220,6 +220,9 @@ type worker struct {
 	argv0 string
 	env   []string // its own, which its successor gets: each event brings its own
 	dir   string   // its own directory, put back after each event
+	// stdio are its own stdin, stdout and stderr, put back after each
+	// event (and kept: their finalizers would close 0, 1 and 2).
+	stdio [3]*os.File
 	self  unix.Stat_t
 	// listener is ln in the runtime's poller; hookwire is what each event
 	// runs, built once.
@@ -249,7 +252,7 @@ func (w *worker) accept() (conn int, err error) {
 // worker ends (idle, its socket gone, its binary replaced, or after an
 // event that was its last).
 func serveWarm(ln int, sock string, ino uint64, born time.Time, siblings int) int {
-	w := &worker{ln: ln, ino: ino, born: born, argv0: os.Args[0], env: os.Environ()}
+	w := &worker{ln: ln, ino: ino, born: born, argv0: os.Args[0], env: os.Environ(), stdio: [3]*os.File{os.Stdin, os.Stdout, os.Stderr}}
 	if unix.Stat("/proc/self/exe", &w.self) != nil {
 		return 1
 	}
@@ -421,22 +424,13 @@ func (w *worker) succeed() {
 		Files: []uintptr{uintptr(null), uintptr(null), uintptr(null), uintptr(w.ln)}, Sys: &syscall.SysProcAttr{Setsid: true}})
 }
 
-// run becomes the client's process for the hook: its arguments,
-// environment, directory, parent and descriptors; then runs the hook, and
-// lets the client go with its status (or earlier: hook.Release). again is
-// true when the worker is its own again, ready for the next event.
+// run becomes the client's process for the hook, runs it, and lets the
+// client go with its status (or earlier: hook.Release). again is true when
+// the worker is its own again, ready for the next event.
 func (w *worker) run(conn int, req warm.Request, files []int, pid int) (code int, again bool) {
-	goroutines, args := runtime.NumGoroutine(), os.Args
+	goroutines := runtime.NumGoroutine()
 	unix.SetsockoptTimeval(conn, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &unix.Timeval{})
-	os.Args = append([]string{w.argv0}, req.Args...)
-	setEnv(req.Env)
-	os.Chdir(req.Dir)
-	agent.HookProcess = func() (int, int) { return pid, req.PPID }
-	agent.Remember(pid)                                // before the client is let go, and its shell with it
-	keep := []*os.File{os.Stdin, os.Stdout, os.Stderr} // their finalizers would close 0, 1, 2
-	os.Stdin = os.NewFile(uintptr(files[0]), "/dev/stdin")
-	os.Stdout = os.NewFile(uintptr(files[1]), "/dev/stdout")
-	os.Stderr = os.NewFile(uintptr(files[2]), "/dev/stderr")
+	restore := w.become(req, files, pid)
 	// The client gone before it was let go (the agent killed it) is this
 	// hook killed: what it started dies with it, as it would have.
 	var gone atomic.Bool
@@ -480,7 +474,6 @@ func (w *worker) run(conn int, req warm.Request, files []int, pid int) (code int
 	code = hook.RunCombined(w.hookwire, req.Args, os.Stdin, os.Stdout, os.Stderr)
 	letGo(code, false)
 	if !early {
-		runtime.KeepAlive(keep)
 		return code, false
 	}
 	// Let go and delivered: the worker puts back what it took, and serves
@@ -488,18 +481,35 @@ func (w *worker) run(conn int, req warm.Request, files []int, pid int) (code int
 	unix.Shutdown(conn, unix.SHUT_RDWR)
 	<-watched
 	unix.Close(conn)
-	os.Stdin, os.Stdout, os.Stderr = keep[0], keep[1], keep[2]
-	os.Args = args
-	setEnv(w.env)
-	os.Chdir(w.dir)
-	agent.HookProcess = agent.OwnProcess
-	agent.Remember(0)
-	hook.Renew()
+	restore()
 	if !settled(goroutines) {
 		hand()
 		return code, false
 	}
 	return code, true
+}
+
+// become makes the client's arguments, environment, directory, parent and
+// descriptors this process's, and returns what puts the worker's own back.
+func (w *worker) become(req warm.Request, files []int, pid int) (restore func()) {
+	args := os.Args
+	os.Args = append([]string{w.argv0}, req.Args...)
+	setEnv(req.Env)
+	os.Chdir(req.Dir)
+	agent.HookProcess = func() (int, int) { return pid, req.PPID }
+	agent.Remember(pid) // before the client is let go, and its shell with it
+	os.Stdin = os.NewFile(uintptr(files[0]), "/dev/stdin")
+	os.Stdout = os.NewFile(uintptr(files[1]), "/dev/stdout")
+	os.Stderr = os.NewFile(uintptr(files[2]), "/dev/stderr")
+	return func() {
+		os.Stdin, os.Stdout, os.Stderr = w.stdio[0], w.stdio[1], w.stdio[2]
+		os.Args = args
+		setEnv(w.env)
+		os.Chdir(w.dir)
+		agent.HookProcess = agent.OwnProcess
+		agent.Remember(0)
+		hook.Renew()
+	}
 }
 
 // settled waits a little for the goroutines the hook started to end (one

@@ -114,6 +114,21 @@ func (r *warmRig) ready() int {
 	return 0
 }
 
+// started starts the workers as a machine's first event does (the client
+// runs hookwire, which starts them), and returns their pids once both wait.
+func (r *warmRig) started() []int {
+	r.t.Helper()
+	r.run(true, nil, "--version")
+	r.ready()
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
+		if pids := r.workers(); len(pids) == 2 {
+			return pids
+		}
+	}
+	r.t.Fatalf("workers %v wait (want 2)", r.workers())
+	return nil
+}
+
 // workers are the pids of the rig's workers, read from /proc.
 func (r *warmRig) workers() []int {
 	var pids []int
@@ -330,12 +345,7 @@ func TestWarmStartsOnDemand(t *testing.T) {
 // next, and each worker back in its own directory in between.
 func TestWarmServesOn(t *testing.T) {
 	r := newWarmRig(t, "")
-	r.run(true, nil, "--version")
-	r.ready()
-	for len(r.workers()) < 2 {
-		time.Sleep(5 * time.Millisecond)
-	}
-	before := r.workers()
+	before := r.started()
 	home := map[int]string{}
 	for _, pid := range before {
 		home[pid], _ = os.Readlink(fmt.Sprintf("/proc/%d/cwd", pid))
@@ -388,12 +398,7 @@ func TestWarmServesOn(t *testing.T) {
 // reader with it. The workers serve on.
 func TestWarmOpenStdin(t *testing.T) {
 	r := newWarmRig(t, "")
-	r.run(true, nil, "--version")
-	r.ready()
-	for len(r.workers()) < 2 {
-		time.Sleep(5 * time.Millisecond)
-	}
-	before := r.workers()
+	before := r.started()
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)

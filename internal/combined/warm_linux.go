@@ -230,22 +230,30 @@ type worker struct {
 	hookwire hook.Combined
 }
 
-// accept waits for a client for up to warmPoll.
+// accept waits up to warmPoll for a client. conn is -1 when none came,
+// another worker took it, or accepting it failed (as before the poller: the
+// worker waits again); err says the socket cannot be waited on at all.
 func (w *worker) accept() (conn int, err error) {
 	raw, err := w.listener.SyscallConn()
 	if err != nil {
 		return -1, err
 	}
 	w.listener.SetReadDeadline(time.Now().Add(warmPoll))
-	var aerr error = unix.EAGAIN
+	conn = -1
 	err = raw.Read(func(fd uintptr) bool {
-		conn, _, aerr = unix.Accept4(int(fd), unix.SOCK_CLOEXEC)
-		return !errors.Is(aerr, unix.EAGAIN) // else: another worker took it, wait again
+		c, _, aerr := unix.Accept4(int(fd), unix.SOCK_CLOEXEC)
+		if errors.Is(aerr, unix.EAGAIN) {
+			return false // another worker took it: wait again
+		}
+		if aerr == nil {
+			conn = c
+		}
+		return true
 	})
-	if err != nil {
-		return -1, err
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return -1, nil // time to look again
 	}
-	return conn, aerr
+	return conn, err
 }
 
 // serveWarm waits for events on ln and serves them; it returns when the
@@ -281,10 +289,10 @@ func serveWarm(ln int, sock string, ino uint64, born time.Time, siblings int) in
 			return 0
 		}
 		conn, err := w.accept()
-		if errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, unix.EAGAIN) {
-			continue // another worker took it, or it is time to look again
-		} else if err != nil {
+		if err != nil {
 			return 1
+		} else if conn < 0 {
+			continue
 		}
 		req, pid, ok := takeRequest(conn)
 		if !ok {

@@ -42,8 +42,8 @@ over the neutral {}; between two of a kind, the surface named first.
 hookwire remote HOST… shows, on this desktop's surfaces, the agents that run on
 other machines, over your own ssh (hookwire remote --help, docs/remote.md).
 
-On Linux, setup --warm and install --warm write hookwire-client in the hooks: it
-hands each event to a hookwire already started (hookwire warm starts them;
+On Linux, setup (unless --no-warm) and install --warm write hookwire-client in
+the hooks: it hands each event to a hookwire already started (hookwire warm starts them;
 docs/hookwire.md, the warm path).
 
 Always exits 0 in hook mode; prints nothing but a reply the agent's protocol needs.`,
@@ -91,6 +91,7 @@ func unionSpec(surfaces []install.Surface, names []string) install.Spec {
 	}
 	spec := install.Union("hookwire", []string{"--surfaces", strings.Join(names, ",")}, chosen...)
 	spec.Client = warm.ClientName // on Linux, when installed beside hookwire
+	spec.ClientCheck = warmCheck
 	// The surfaces' own binaries' hooks are replaced, not doubled: each
 	// event would otherwise reach the surface twice.
 	spec.Legacy = append(spec.Legacy, names...)

@@ -20,6 +20,7 @@ import (
 
 	"github.com/hookwire/hookwire/internal/agent"
 	"github.com/hookwire/hookwire/internal/hook"
+	"github.com/hookwire/hookwire/internal/install"
 	"github.com/hookwire/hookwire/internal/state"
 	"github.com/hookwire/hookwire/internal/transport"
 	"github.com/hookwire/hookwire/internal/warm"
@@ -137,24 +138,43 @@ func Warm(args []string, _ *os.File, _, stderr io.Writer) int {
 // warmAnswers asks the socket's worker a question it refuses at once (an
 // empty request): a worker that does not answer within warmWait is wedged,
 // and its socket is taken over.
-func warmAnswers(sock string) bool {
+func warmAnswers(sock string) bool { return warmPeer(sock) > 0 }
+
+// warmPeer is the pid of the worker that answers warmAnswers' question, 0
+// for none.
+func warmPeer(sock string) int {
 	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
-		return false
+		return 0
 	}
 	defer unix.Close(fd)
 	if withDir(sock, func(path string) error { return unix.Connect(fd, &unix.SockaddrUnix{Name: path}) }) != nil {
-		return false
+		return 0
 	}
-	if cred, err := unix.GetsockoptUcred(fd, unix.SOL_SOCKET, unix.SO_PEERCRED); err != nil || int(cred.Uid) != os.Getuid() {
-		return false
+	cred, err := unix.GetsockoptUcred(fd, unix.SOL_SOCKET, unix.SO_PEERCRED)
+	if err != nil || int(cred.Uid) != os.Getuid() {
+		return 0
 	}
 	tv := unix.NsecToTimeval(warmWait.Nanoseconds())
 	unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv)
 	writeAll(fd, []byte{0, 0, 0, 0})
 	var b [1]byte
-	n, _ := unix.Read(fd, b[:])
-	return n == 1
+	if n, _ := unix.Read(fd, b[:]); n != 1 {
+		return 0
+	}
+	return int(cred.Pid)
+}
+
+// warmCheck is what doctor says of the workers, when setup's hooks run
+// hookwire-client. None waiting is no fault: the next event starts them.
+func warmCheck(getenv func(string) string) []install.Finding {
+	sock := filepath.Join(state.Root(getenv), warm.Store, warm.SocketName)
+	if pid := warmPeer(sock); pid > 0 {
+		return []install.Finding{{Status: install.OK, What: fmt.Sprintf("warm path: a worker (pid %d) waits on %s", pid, sock)}}
+	}
+	return []install.Finding{{Status: install.Info,
+		What: fmt.Sprintf("warm path: no worker waits on %s (none started yet, or they ended after %d minutes without an event): the next event runs hookwire itself, and starts them", sock, int(warmIdle.Minutes())),
+		Fix:  "hookwire warm starts them now"}}
 }
 
 // listenWarm binds the socket (a stale one, of a worker gone, removed

@@ -6,7 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/hookwire/hookwire/internal/install"
 )
+
+// warmCheck: no client runs here, so doctor never asks.
+var warmCheck install.Check
 
 // StartWarm has no worker to start here: the warm path is Linux's.
 func StartWarm() {}

@@ -72,11 +72,14 @@ func (a *Agent) Path(scope, home, project, binary string, getenv func(string) st
 type Spec struct {
 	Binary string
 	// Client, when set, is a binary installed beside Binary that the hooks
-	// run in its place when asked (--warm) where it runs (hookwire-client on
-	// Linux, which hands each event to a hookwire already started): the
-	// same arguments, the same hook (runs).
-	Client string
-	Kinds  []agent.Kind
+	// run in its place (setup unless --no-warm, install --warm) where it
+	// runs (hookwire-client on Linux, which hands each event to a hookwire
+	// already started): the same arguments, the same hook (runs).
+	// ClientCheck is what doctor says of what the client needs besides
+	// Binary (the workers).
+	Client      string
+	ClientCheck Check
+	Kinds       []agent.Kind
 	// Timeout is each hook's timeout; Approval, that of the events of the
 	// Approvals kinds, that wait for a person (Coucou's approval cards),
 	// which must exceed the binary's own wait.

@@ -47,7 +47,8 @@ type setupCmd struct {
 	DryRun    bool   `name:"dry-run" help:"Show the plan and the change to each file as a diff; write nothing."`
 	Undo      bool   `help:"Give every file setup changed back as it was before the first setup."`
 	Approvals bool   `help:"Copilot CLI: also hook permissionRequest, as Coucou approval cards (see nb-hook install --approvals)."`
-	Warm      bool   `help:"Linux: the hooks run hookwire-client, which hands each event to a hookwire already started (the warm path, docs/hookwire.md); setup remembers it."`
+	Warm      bool   `xor:"warm" help:"The hooks run hookwire-client again after a --no-warm (the default)."`
+	NoWarm    bool   `name:"no-warm" xor:"warm" help:"The hooks run hookwire itself, not hookwire-client (the warm path, docs/hookwire.md: the default on Linux); setup remembers it."`
 	Path      string `placeholder:"PATH" help:"The path of the binary the hooks run (default: this one)."`
 	setupData
 }
@@ -60,7 +61,7 @@ type setupState struct {
 	Agents    []string   `json:"agents"`
 	Surfaces  []string   `json:"surfaces"`
 	Approvals bool       `json:"approvals,omitempty"`
-	Warm      bool       `json:"warm,omitempty"`
+	Cold      bool       `json:"cold,omitempty"` // --no-warm, until a --warm
 	Files     []keptFile `json:"files"`
 }
 
@@ -221,7 +222,7 @@ func (c *setupCmd) Run(con *hook.Console) error {
 	}
 	bin := c.Path
 	if bin == "" {
-		if bin, err = c.spec(c.names()).runs(c.Warm || st.Warm); err != nil {
+		if bin, err = c.spec(c.names()).runs(!c.cold(st)); err != nil {
 			return err
 		}
 	}
@@ -321,6 +322,12 @@ func (c *setupCmd) plan(getenv func(string) string, home string, st *setupState,
 		p.changes[a.Name] = cs
 	}
 	return p, nil
+}
+
+// cold says the hooks run hookwire itself: asked now (--no-warm), or
+// remembered from a setup before unless --warm asks the client back.
+func (c *setupCmd) cold(st *setupState) bool {
+	return c.NoWarm || (st.Cold && !c.Warm)
 }
 
 func (c *setupCmd) names() []string {
@@ -615,7 +622,7 @@ func (c *setupCmd) apply(con *hook.Console, p *plan, statePath string) error {
 		}
 	}
 	st.Approvals = st.Approvals || c.Approvals
-	st.Warm = st.Warm || c.Warm
+	st.Cold = c.cold(st)
 	if err := st.save(statePath); err != nil {
 		return fmt.Errorf("keeping what --undo needs: %w; nothing was changed", err)
 	}

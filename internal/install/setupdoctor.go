@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -36,6 +37,10 @@ func (c *wiredDoctorCmd) Run(con *hook.Console) error {
 		whole = append(whole, Finding{Status: Fail, What: "the hooks run " + st.Binary + ", which is not there",
 			Fix: c.binary + " setup --yes, with the " + c.binary + " you keep (or --path PATH)"})
 	}
+	spec := c.spec(st.Surfaces)
+	if spec.Client != "" && filepath.Base(st.Binary) == spec.Client {
+		whole = append(whole, c.client(con.Getenv, spec, st.Binary)...)
+	}
 	checks := map[string][]Finding{}
 	for _, s := range c.surfaces {
 		if slices.Contains(st.Surfaces, s.Name) && s.Check != nil {
@@ -43,7 +48,6 @@ func (c *wiredDoctorCmd) Run(con *hook.Console) error {
 		}
 	}
 	agents := map[string][]Finding{}
-	spec := c.spec(st.Surfaces)
 	run := &setupCmd{setupData: c.setupData}
 	for _, name := range st.Agents {
 		a := Agents[name]
@@ -118,6 +122,20 @@ func (c *wiredDoctorCmd) Run(con *hook.Console) error {
 		return fmt.Errorf("%d of the pairs stay silent: each XX above says what to do", silent)
 	}
 	return nil
+}
+
+// client checks what the hooks' client needs: the binary it runs, beside
+// it (without it every event is lost), and the spec's own check.
+func (c *wiredDoctorCmd) client(getenv func(string) string, spec Spec, client string) []Finding {
+	bin := filepath.Join(filepath.Dir(client), spec.Binary)
+	if fi, err := os.Stat(bin); err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
+		return []Finding{{Status: Fail, What: "the hooks run " + client + ", which runs " + bin + ", and that is not there",
+			Fix: "install " + spec.Binary + " beside " + spec.Client + " (the release archive has both), or " + c.binary + " setup --yes --no-warm"}}
+	}
+	if spec.ClientCheck == nil {
+		return nil
+	}
+	return spec.ClientCheck(getenv)
 }
 
 func failed(fs []Finding) bool {

@@ -11,8 +11,8 @@
 // client imports nothing but syscall: this package's test says so), the
 // hand-over, and the hook's start up to that point, where hookwire's own
 // runtime and package initialisation are not. docs/performance.md says
-// what it saves, and why it is not yet what setup writes unless asked
-// (--warm).
+// what it saves. Setup writes the client in the hooks unless told not to
+// (--no-warm); install, when asked (--warm).
 //
 // Nothing is lost when no worker is there: no socket, a peer of another
 // user, a worker of another hookwire (an upgrade) or one that refuses, and

@@ -3,6 +3,7 @@ package hookwire_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -94,6 +95,13 @@ func checkParallelBurn(t *testing.T, n int, run func() (transcript.Usage, error)
 		go func() {
 			defer wg.Done()
 			u, err := run()
+			if errors.Is(err, errNoTotals) {
+				// Fail-open, not a fault: a hook that waited past lockBudget
+				// for the session's scan lock sends the last saved totals,
+				// and before the first save there are none (16 scans of a
+				// growing file at once, on a loaded machine).
+				err = nil
+			}
 			if err == nil && (u.In > truth.In || u.Out > truth.Out || u.CacheCreate > truth.CacheCreate || u.CacheRead > truth.CacheRead) {
 				err = fmt.Errorf("reported %+v, more than the truth %+v", u, truth)
 			}
@@ -121,11 +129,14 @@ func checkParallelBurn(t *testing.T, n int, run func() (transcript.Usage, error)
 	t.Errorf("final %+v, want %+v", u, truth)
 }
 
+// errNoTotals is parseBurn's answer to a line that carries no totals.
+var errNoTotals = errors.New("no totals")
+
 // parseBurn reads the token fields of a dry-run pulse command line.
 func parseBurn(line string) (transcript.Usage, error) {
 	f := strings.Fields(strings.TrimSpace(line))
 	if len(f) < 7 {
-		return transcript.Usage{}, fmt.Errorf("no payload in %q", line)
+		return transcript.Usage{}, fmt.Errorf("%w in %q", errNoTotals, line)
 	}
 	csv := strings.Split(f[6], ",")
 	n := make([]int64, 4)

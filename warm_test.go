@@ -610,6 +610,53 @@ func TestWarmClientKilled(t *testing.T) {
 	if !testkit.WaitDead(worker, 3*time.Second) {
 		t.Error("the worker still runs the approval of a client that was killed")
 	}
+	// Its successor started once (when the approval outlasted warmBusy),
+	// not again as it ended: two workers wait, as before.
+	r.ready()
+	time.Sleep(300 * time.Millisecond)
+	if pids := r.workers(); len(pids) != 2 {
+		t.Errorf("workers %v wait after the approval's end (want 2)", pids)
+	}
+}
+
+// Two approvals wait for a person (the app never answers): each worker
+// that took one starts its successor, and the next session's event is
+// served warm, not kept waiting for a worker until the client gives up.
+func TestWarmApprovalsLeaveWorkers(t *testing.T) {
+	r := newWarmRig(t, "hang")
+	r.started()
+	var waiting []*exec.Cmd
+	for i := range 2 {
+		cmd := exec.Command(filepath.Join(r.bin, warm.ClientName))
+		cmd.Env, cmd.Dir = r.env, r.dir
+		cmd.Stdin = bytes.NewReader(withSession(claudePayload(t, "permission-request/04-PermissionRequest.json"), fmt.Sprintf("asking-%d", i)))
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		waiting = append(waiting, cmd)
+	}
+	t.Cleanup(func() {
+		for _, cmd := range waiting {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
+	// Two workers busy with the approvals, and two waiting beside them.
+	for end := time.Now().Add(10 * time.Second); len(r.workers()) < 4; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("workers %v (want the two busy and two waiting)", r.workers())
+		}
+	}
+	r.ready()
+	if out, code, _ := r.run(true, withSession(claudePayload(t, "02-UserPromptSubmit.json"), "another")); len(out) > 0 || code != 0 {
+		t.Fatalf("%q, status %d", out, code)
+	}
+	for end := time.Now().Add(10 * time.Second); len(r.events("UserPromptSubmit")) == 0 && time.Now().Before(end); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if log := r.events("UserPromptSubmit"); len(log) != 1 || !strings.Contains(log[0], `"warm":true`) || strings.Contains(log[0], "hookwire-client ran hookwire itself") {
+		t.Errorf("the event beside the approvals was not served warm:\n%s", strings.Join(log, "\n"))
+	}
 }
 
 // Sixteen sessions' events at once: each is delivered once, every client

@@ -51,6 +51,13 @@ const warmIdle = 30 * time.Minute
 // two agents' events may come together.
 const warmPool = 2
 
+// warmBusy is how long a worker runs an event before it hands the socket
+// to a successor (and ends once the event is done): an approval a person
+// answers, or a script's wrapped command, may take minutes, and the events
+// of every other session would otherwise wait for the one worker left, or
+// for none. A quick event pays no process start for it.
+const warmBusy = 100 * time.Millisecond
+
 // warmPoll is how often a waiting worker checks that its socket is still
 // its own (removed with a test's directory, or taken over by a starter).
 const warmPoll = time.Second
@@ -459,32 +466,23 @@ func (w *worker) run(conn int, req warm.Request, files []int, pid int) (code int
 	goroutines := runtime.NumGoroutine()
 	unix.SetsockoptTimeval(conn, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &unix.Timeval{})
 	restore := w.become(req, files, pid)
-	// The client gone before it was let go (the agent killed it) is this
-	// hook killed: what it started dies with it, as it would have.
-	var gone atomic.Bool
-	watched := make(chan struct{})
-	go func() {
-		defer close(watched)
-		var b [1]byte
-		fill(conn, b[:])
-		if !gone.Load() {
-			transport.KillAll()
-			w.succeed()
-			os.Exit(0)
-		}
-	}()
 	var once, last sync.Once
-	early := false
+	early, handed := false, false
 	// The worker's last event: the next worker starts while this one
 	// delivers or ends, and waits ready for its next event.
 	hand := func() {
 		last.Do(func() {
+			handed = true
 			w.succeed()
 			w.listener.Close()
 		})
 	}
+	var gone atomic.Bool
+	watched := w.watch(conn, &gone, hand)
+	busy := time.AfterFunc(warmBusy, hand)
 	letGo := func(code int, release bool) {
 		once.Do(func() {
+			busy.Stop()
 			gone.Store(true)
 			early = release
 			os.Stdin.Close()
@@ -512,9 +510,28 @@ func (w *worker) run(conn int, req warm.Request, files []int, pid int) (code int
 	restore()
 	if !settled(goroutines) {
 		hand()
-		return code, false
 	}
-	return code, true
+	last.Do(func() {}) // handed is read, and set no more
+	return code, !handed
+}
+
+// watch ends the worker, after hand, when the client goes before gone is
+// set, before it was let go (the agent killed it): that is this hook
+// killed, and what it started dies with it, as it would have. The channel
+// closes once the connection does.
+func (w *worker) watch(conn int, gone *atomic.Bool, hand func()) <-chan struct{} {
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		var b [1]byte
+		fill(conn, b[:])
+		if !gone.Load() {
+			transport.KillAll()
+			hand()
+			os.Exit(0)
+		}
+	}()
+	return watched
 }
 
 // become makes the client's arguments, environment, directory, parent and

@@ -39,7 +39,8 @@ import (
 // directory back and waits for the next: no process starts for it. Any
 // other (an approval a person takes a minute to answer, a script's event, a
 // command for a person) is its last: it starts its successor, who inherits
-// the listening socket, when it lets the client go, and ends.
+// the listening socket, when it lets the client go or once the event has
+// run warmBusy, whichever comes first, and ends.
 
 // warmIdle is how long a worker waits for an event before it ends, the
 // socket with it: the next event then runs hookwire itself and starts one

@@ -3,7 +3,6 @@ package agent
 import (
 	"bytes"
 	"os"
-	"path/filepath"
 	"strconv"
 )
 
@@ -58,7 +57,7 @@ var remembered map[int][]byte
 func Remember(pid int) {
 	remembered = map[int][]byte{}
 	for range maxHops + 1 {
-		b, err := os.ReadFile(filepath.Join(procRoot, strconv.Itoa(pid), "stat"))
+		b, err := readStat(pid)
 		if err != nil || pid <= 1 {
 			return
 		}
@@ -74,7 +73,7 @@ func ProcStat(pid int) ([]byte, error) {
 	if b, ok := remembered[pid]; ok {
 		return b, nil
 	}
-	return os.ReadFile(filepath.Join(procRoot, strconv.Itoa(pid), "stat"))
+	return readStat(pid)
 }
 
 // parentOf reads the parent pid from /proc/<pid>/stat.

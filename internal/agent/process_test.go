@@ -1,8 +1,11 @@
 package agent
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -42,4 +45,42 @@ func TestClaudeOwns(t *testing.T) {
 	if (&Dialect{}).Process("abc-def", getenv) != 0 {
 		t.Error("a dialect that cannot tell found a process")
 	}
+}
+
+// readStat reads a stat file whole, however long, and Remember keeps what
+// ProcStat then returns, the walk up from this test's process included.
+func TestReadStat(t *testing.T) {
+	long := "20 (claude) S 1" + strings.Repeat(" 18446744073709551615", 60) // past readStat's first 512 bytes
+	procRoot = t.TempDir()
+	os.MkdirAll(filepath.Join(procRoot, "20"), 0o755)
+	os.WriteFile(filepath.Join(procRoot, "20", "stat"), []byte(long), 0o644)
+	got, err := readStat(20)
+	procRoot = "/proc"
+	if err != nil || string(got) != long {
+		t.Fatalf("readStat = %q, %v; want the %d bytes written", got, err, len(long))
+	}
+	if _, err := readStat(-1); err == nil {
+		t.Error("readStat of no process: no error")
+	}
+
+	Remember(os.Getpid())
+	defer Remember(0)
+	if len(remembered) < 2 {
+		t.Fatalf("Remember kept %d processes, want this one and its parent at least", len(remembered))
+	}
+	want, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(os.Getppid()), "stat"))
+	if b, _ := ProcStat(os.Getppid()); !bytes.Equal(b, want) {
+		t.Errorf("ProcStat(parent) = %q, want %q", b, want)
+	}
+}
+
+// What a warm worker pays, per event, before it lets the agent go: the
+// stat files of the walk up from the hook's process (the tests' walk is
+// this process's).
+func BenchmarkRemember(b *testing.B) {
+	for b.Loop() {
+		Remember(os.Getpid())
+	}
+	b.ReportMetric(float64(len(remembered)), "processes")
+	Remember(0)
 }

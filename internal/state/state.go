@@ -273,7 +273,7 @@ func (s *Store) Lock(ctx context.Context, name string) (release func(), err erro
 	}
 	path := s.path(name + ".lock")
 	for {
-		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+		f, err := openLock(path)
 		if err != nil {
 			return nil, err
 		}

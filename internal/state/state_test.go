@@ -218,6 +218,19 @@ func BenchmarkTidy(b *testing.B) {
 	}
 }
 
+// A lock a hook takes and lets go, uncontended: a warm worker takes the
+// session's order lock before it lets the agent go.
+func BenchmarkLock(b *testing.B) {
+	s, _ := Open(env(b.TempDir()), "x")
+	for b.Loop() {
+		release, err := s.Lock(context.Background(), "session")
+		if err != nil {
+			b.Fatal(err)
+		}
+		release()
+	}
+}
+
 func TestKey(t *testing.T) {
 	for id, want := range map[string]string{
 		"d63ac083-c016-4a5e-9d4f-0d0b1f7e2a11": "d63ac083-c016-4a5e-9d4f-0d0b1f7e2a11",

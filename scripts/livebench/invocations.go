@@ -147,6 +147,10 @@ func timeInvocations(work, dir string, surfaceEnv []string, rounds int) []invoca
 			if r > 0 { // the first round warms the state and the page cache
 				out = append(out, run)
 			}
+			if gap > 0 {
+				time.Sleep(gap)
+				testkit.WarmSettled(filepath.Join(home, "run"), 5*time.Second)
+			}
 		}
 		if r%50 == 0 {
 			fmt.Fprintf(os.Stderr, "invocations: round %d of %d\n", r, rounds)
@@ -159,6 +163,9 @@ func timeInvocations(work, dir string, surfaceEnv []string, rounds int) []invoca
 	testkit.StopWarm(filepath.Join(home, "run"))
 	return out
 }
+
+// gap is -gap: the pause after each invocation, its deliveries' time.
+var gap time.Duration
 
 // workerCPU is the warm workers' CPU time for each of the client's events,
 // a mean over the rounds (each worker's threads' time, from /proc): what

@@ -111,7 +111,11 @@ func invocationTable(inv []invocationRun) string {
 	by, order := byCase(inv)
 	floor := pct(by[floorGo], 0.95)
 	var b strings.Builder
-	fmt.Fprintf(&b, "One invocation outside any agent, spawn to exit, %d interleaved rounds, every surface up and answering at once:\n\n", len(by[floorGo]))
+	spacing := "back to back"
+	if gap > 0 {
+		spacing = fmt.Sprintf("each %v after the last one's deliveries", gap)
+	}
+	fmt.Fprintf(&b, "One invocation outside any agent, spawn to exit, %d interleaved rounds (%s), every surface up and answering at once:\n\n", len(by[floorGo]), spacing)
 	fmt.Fprintf(&b, "| command, event | wall p50 | wall p95 | CPU p50 | page faults p50 | p95 over the empty Go binary's (goal ≤ +%.0f ms) |\n|---|---:|---:|---:|---:|---:|\n", goalP95)
 	for _, c := range order {
 		v := by[c]

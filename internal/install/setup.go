@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -509,6 +510,7 @@ func (c *setupCmd) show(con *hook.Console, p *plan, home string) {
 		return
 	}
 	fmt.Fprintf(w, "\nPlan: one %s hook per event, for %s\n", c.binary, strings.Join(p.chosen, ","))
+	fmt.Fprintf(w, "  each runs %s%s\n", p.bin, c.path(p))
 	head := []string{"  "}
 	for _, s := range c.surfaces {
 		head = append(head, s.Title)
@@ -562,6 +564,21 @@ func (c *setupCmd) show(con *hook.Console, p *plan, home string) {
 			fmt.Fprintf(w, "  %s: %s: %s\n", ch.path, verb, ch.what)
 		}
 	}
+}
+
+// path says why the hooks run what they run: the client (the warm path),
+// or the binary itself when the client is not there to run.
+func (c *setupCmd) path(p *plan) string {
+	sp := c.spec(p.chosen)
+	switch {
+	case sp.Client == "":
+		return ""
+	case filepath.Base(p.bin) == sp.Client:
+		return " (the warm path: the first event starts " + sp.Binary + " workers, which serve the next ones; --no-warm runs " + sp.Binary + " itself)"
+	case c.Path == "" && !c.cold(p.st) && runtime.GOOS == "linux":
+		return " (no " + sp.Client + " beside it, so no warm path: each event starts " + sp.Binary + ")"
+	}
+	return ""
 }
 
 func (c *setupCmd) showNotes(con *hook.Console, p *plan) {

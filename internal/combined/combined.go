@@ -91,7 +91,7 @@ func unionSpec(surfaces []install.Surface, names []string) install.Spec {
 	}
 	spec := install.Union("hookwire", []string{"--surfaces", strings.Join(names, ",")}, chosen...)
 	spec.Client = warm.ClientName // on Linux, when installed beside hookwire
-	spec.ClientCheck = warmCheck
+	spec.ClientCheck, spec.ClientEnd = warmCheck, warmEnd
 	// The surfaces' own binaries' hooks are replaced, not doubled: each
 	// event would otherwise reach the surface twice.
 	spec.Legacy = append(spec.Legacy, names...)

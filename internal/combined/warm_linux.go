@@ -185,6 +185,18 @@ func warmCheck(getenv func(string) string) []install.Finding {
 		Fix:  "hookwire warm starts them now"}}
 }
 
+// warmEnd ends the workers, for setup --undo: their socket removed, each
+// ends within warmPoll (one busy with an event, once it is done). Hooks
+// that still run the client start them again.
+func warmEnd(getenv func(string) string) string {
+	sock := filepath.Join(state.Root(getenv), warm.Store, warm.SocketName)
+	var fi unix.Stat_t
+	if unix.Lstat(sock, &fi) != nil || fi.Mode&unix.S_IFMT != unix.S_IFSOCK || int(fi.Uid) != os.Getuid() || unix.Unlink(sock) != nil {
+		return ""
+	}
+	return "The warm workers end: their socket " + sock + " is removed."
+}
+
 // listenWarm binds the socket (a stale one, of a worker gone, removed
 // first), 0600, and returns it with its inode: the worker's claim on the
 // path, which a successor checks.

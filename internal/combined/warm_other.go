@@ -10,8 +10,12 @@ import (
 	"github.com/hookwire/hookwire/internal/install"
 )
 
-// warmCheck: no client runs here, so doctor never asks.
-var warmCheck install.Check
+// warmCheck and warmEnd: no client runs here, so doctor and setup --undo
+// never ask.
+var (
+	warmCheck install.Check
+	warmEnd   func(func(string) string) string
+)
 
 // StartWarm has no worker to start here: the warm path is Linux's.
 func StartWarm() {}

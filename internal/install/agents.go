@@ -76,9 +76,11 @@ type Spec struct {
 	// runs (hookwire-client on Linux, which hands each event to a hookwire
 	// already started): the same arguments, the same hook (runs).
 	// ClientCheck is what doctor says of what the client needs besides
-	// Binary (the workers).
+	// Binary (the workers), and ClientEnd ends those for setup --undo,
+	// saying what it did ("" for nothing).
 	Client      string
 	ClientCheck Check
+	ClientEnd   func(getenv func(string) string) string
 	Kinds       []agent.Kind
 	// Timeout is each hook's timeout; Approval, that of the events of the
 	// Approvals kinds, that wait for a person (Coucou's approval cards),

@@ -774,6 +774,11 @@ func (c *setupCmd) undo(con *hook.Console, st *setupState, statePath string) err
 		return err
 	}
 	os.Remove(filepath.Dir(statePath)) // when empty: setup leaves nothing behind
+	if sp := c.spec(st.Surfaces); sp.ClientEnd != nil && filepath.Base(st.Binary) == sp.Client {
+		if said := sp.ClientEnd(con.Getenv); said != "" {
+			fmt.Fprintln(con.Out, said)
+		}
+	}
 	fmt.Fprintln(con.Out, "Undone: the next setup starts afresh.")
 	return nil
 }

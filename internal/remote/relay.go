@@ -73,9 +73,14 @@ func (cfg Relay) Run(ctx context.Context) error {
 		return err
 	}
 	defer unlink()
+	accepted := make(chan struct{})
+	defer func() { <-accepted }() // the accept loop is done when Run returns
 	defer ln.Close()
 	pokes := make(chan struct{}, 1)
-	go r.accept(ln, pokes)
+	go func() {
+		defer close(accepted)
+		r.accept(ln, pokes)
+	}()
 	r.acked.Store(readAcked(cfg.Dir))
 	r.start()
 	r.write(Envelope{Hello: &Hello{V: Version, Version: cfg.Version, Host: cfg.Host, Spool: spoolID(cfg.Dir)}})

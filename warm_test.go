@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -616,6 +617,32 @@ func TestWarmClientKilled(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	if pids := r.workers(); len(pids) != 2 {
 		t.Errorf("workers %v wait after the approval's end (want 2)", pids)
+	}
+}
+
+// A descriptor the agent's hook inherited without close-on-exec (a pipe the
+// agent reads to its end) is not kept by the workers the first event
+// starts, which live for half an hour: the pipe ends with the client and
+// its hookwire.
+func TestWarmKeepsNoStrayDescriptor(t *testing.T) {
+	r := newWarmRig(t, "")
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	cmd := exec.Command(filepath.Join(r.bin, warm.ClientName))
+	cmd.Env, cmd.Dir = r.env, r.dir
+	cmd.Stdin = bytes.NewReader(claudePayload(t, "02-UserPromptSubmit.json"))
+	cmd.ExtraFiles = []*os.File{pw} // descriptor 3, inherited as it is
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	r.ready()
+	pr.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := io.ReadAll(pr); err != nil {
+		t.Fatalf("the pipe did not end: %v (workers %v hold it)", err, r.workers())
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -76,10 +77,31 @@ func StartWarm() {
 	if err != nil {
 		return
 	}
+	strayCloseOnExec()
 	cmd := &exec.Cmd{Path: exe, Args: []string{os.Args[0], "warm", "--start"}, Env: warmEnv()}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if cmd.Start() == nil {
 		cmd.Process.Release()
+	}
+}
+
+// strayCloseOnExec marks every descriptor past stdio close-on-exec. A
+// worker lives up to warmIdle: one the hook inherited without it (a pipe
+// of the agent's, a shell's redirection) would stay open that long in the
+// worker, and whoever waits for its end would wait with it. This process
+// ends once the worker has started, and opened its own with it already.
+func strayCloseOnExec() {
+	if unix.CloseRange(3, math.MaxUint32, unix.CLOSE_RANGE_CLOEXEC) == nil {
+		return
+	}
+	dir, err := os.ReadDir("/proc/self/fd") // a kernel before 5.11
+	if err != nil {
+		return
+	}
+	for _, e := range dir {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+			unix.CloseOnExec(fd)
+		}
 	}
 }
 

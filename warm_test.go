@@ -349,7 +349,10 @@ func TestWarmServesOn(t *testing.T) {
 	before := r.started()
 	home := map[int]string{}
 	for _, pid := range before {
-		home[pid], _ = os.Readlink(fmt.Sprintf("/proc/%d/cwd", pid))
+		// In /, not where the event that started them ran.
+		if home[pid], _ = os.Readlink(fmt.Sprintf("/proc/%d/cwd", pid)); home[pid] != "/" {
+			t.Errorf("worker %d waits in %s, not /", pid, home[pid])
+		}
 	}
 	prompt := claudePayload(t, "02-UserPromptSubmit.json")
 	for i := range 8 {
@@ -675,6 +678,17 @@ func TestWarmApprovalsLeaveWorkers(t *testing.T) {
 		}
 	}
 	r.ready()
+	// The successors wait in /, not in the directory of the approval their
+	// predecessor was running when it started them.
+	inRoot := 0
+	for _, pid := range r.workers() {
+		if cwd, _ := os.Readlink(fmt.Sprintf("/proc/%d/cwd", pid)); cwd == "/" {
+			inRoot++
+		}
+	}
+	if inRoot != 2 {
+		t.Errorf("%d of the workers wait in / (want the two successors)", inRoot)
+	}
 	if out, code, _ := r.run(true, withSession(claudePayload(t, "02-UserPromptSubmit.json"), "another")); len(out) > 0 || code != 0 {
 		t.Fatalf("%q, status %d", out, code)
 	}

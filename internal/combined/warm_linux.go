@@ -78,7 +78,10 @@ func StartWarm() {
 		return
 	}
 	strayCloseOnExec()
-	cmd := &exec.Cmd{Path: exe, Args: []string{os.Args[0], "warm", "--start"}, Env: warmEnv()}
+	// In /, not the directory of the agent whose event started it: a
+	// worker that stayed half an hour in a project would keep it busy (an
+	// unmount, a removed directory).
+	cmd := &exec.Cmd{Path: exe, Args: []string{os.Args[0], "warm", "--start"}, Env: warmEnv(), Dir: "/"}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if cmd.Start() == nil {
 		cmd.Process.Release()
@@ -490,7 +493,7 @@ func (w *worker) succeed() {
 	args := []string{w.argv0, "warm", "--serve", strconv.FormatUint(w.ino, 10), strconv.FormatInt(time.Now().UnixMilli(), 10)}
 	// Not os/exec: it would make the listening socket blocking, for every
 	// worker that shares it.
-	syscall.ForkExec(w.exe, args, &syscall.ProcAttr{Env: w.env,
+	syscall.ForkExec(w.exe, args, &syscall.ProcAttr{Env: w.env, Dir: "/", // not the event's
 		Files: []uintptr{uintptr(null), uintptr(null), uintptr(null), uintptr(w.ln)}, Sys: &syscall.SysProcAttr{Setsid: true}})
 }
 

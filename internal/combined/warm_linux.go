@@ -92,7 +92,7 @@ func StartWarm() {
 // worker lives up to warmIdle: one the hook inherited without it (a pipe
 // of the agent's, a shell's redirection) would stay open that long in the
 // worker, and whoever waits for its end would wait with it. This process
-// ends once the worker has started, and opened its own with it already.
+// is done with them (its hook has run), and opens its own close-on-exec.
 func strayCloseOnExec() {
 	if unix.CloseRange(3, math.MaxUint32, unix.CLOSE_RANGE_CLOEXEC) == nil {
 		return

@@ -47,10 +47,11 @@ func TestClaudeOwns(t *testing.T) {
 	}
 }
 
-// readStat reads a stat file whole, however long, and Remember keeps what
-// ProcStat then returns, the walk up from this test's process included.
+// readStat reads a stat file whole, even one longer than any real one, and
+// Remember keeps what ProcStat then returns, the walk up from this test's
+// process included.
 func TestReadStat(t *testing.T) {
-	long := "20 (claude) S 1" + strings.Repeat(" 18446744073709551615", 60) // past readStat's first 512 bytes
+	long := "20 (claude) S 1" + strings.Repeat(" 18446744073709551615", 60) // longer than any real one
 	procRoot = t.TempDir()
 	os.MkdirAll(filepath.Join(procRoot, "20"), 0o755)
 	os.WriteFile(filepath.Join(procRoot, "20", "stat"), []byte(long), 0o644)

@@ -283,6 +283,14 @@ func (s Spec) runs(warm bool) (string, error) {
 	return p, nil
 }
 
+// name is what a plan says the hooks at bin run: s's Client or s's Binary.
+func (s Spec) name(bin string) string {
+	if s.Client != "" && filepath.Base(bin) == s.Client {
+		return s.Client
+	}
+	return s.Binary
+}
+
 // client is the path of s's Client beside bin, "" where there is none (or
 // it does not run: off Linux).
 func (s Spec) client(bin string) string {

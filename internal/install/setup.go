@@ -416,7 +416,7 @@ func (c *setupCmd) agentChanges(getenv func(string) string, home string, a *Agen
 			}
 		}
 	}
-	what := fmt.Sprintf("%d hooks run %s", len(spec.Entries(a, bin)), spec.Binary)
+	what := fmt.Sprintf("%d hooks run %s", len(spec.Entries(a, bin)), spec.name(bin))
 	if a.RedactsEnv {
 		// Gemini's allowlist step: the variables set here that its
 		// redaction would keep from the hooks are allowed.
@@ -550,7 +550,7 @@ func (c *setupCmd) show(con *hook.Console, p *plan, home string) {
 		if a.Shape == agent.EventFiles && len(p.changes[a.Name]) > 0 {
 			// One line for the folder, not one per event.
 			dir, _ := a.Path("user", home, "", c.binary, con.Getenv)
-			fmt.Fprintf(w, "  %s: write %d hook files, one per event, each with a line that runs %s\n", dir, len(p.changes[a.Name]), c.binary)
+			fmt.Fprintf(w, "  %s: write %d hook files, one per event, each with a line that runs %s\n", dir, len(p.changes[a.Name]), c.spec(p.chosen).name(p.bin))
 			continue
 		}
 		for _, ch := range p.changes[a.Name] {

@@ -510,7 +510,7 @@ func (c *setupCmd) show(con *hook.Console, p *plan, home string) {
 		return
 	}
 	fmt.Fprintf(w, "\nPlan: one %s hook per event, for %s\n", c.binary, strings.Join(p.chosen, ","))
-	fmt.Fprintf(w, "  each runs %s%s\n", p.bin, c.path(p))
+	fmt.Fprintf(w, "  each runs %s%s\n", p.bin, c.runsWhy(p))
 	head := []string{"  "}
 	for _, s := range c.surfaces {
 		head = append(head, s.Title)
@@ -566,9 +566,9 @@ func (c *setupCmd) show(con *hook.Console, p *plan, home string) {
 	}
 }
 
-// path says why the hooks run what they run: the client (the warm path),
+// runsWhy says why the hooks run what they run: the client (the warm path),
 // or the binary itself when the client is not there to run.
-func (c *setupCmd) path(p *plan) string {
+func (c *setupCmd) runsWhy(p *plan) string {
 	sp := c.spec(p.chosen)
 	switch {
 	case sp.Client == "":

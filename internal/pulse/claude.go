@@ -126,7 +126,7 @@ func (c *claudeCLI) Run(inv *hook.Invocation) error {
 		inv.Observe(ev)
 	}
 	if ev.Session == "" {
-		inv.Send(Dispatch(Target(inv.Getenv), event, ""))
+		inv.Send(Dispatch(inv.Getenv, event, ""))
 		return nil
 	}
 
@@ -162,7 +162,7 @@ func (c *claudeCLI) Run(inv *hook.Invocation) error {
 		c.wait = true
 		s, _ = c.burn(inv, store, name, ev)
 	}
-	inv.Send(Dispatch(Target(inv.Getenv), event, c.payload(inv, s, ev)))
+	inv.Send(Dispatch(inv.Getenv, event, c.payload(inv, s, ev)))
 	if ev.Final {
 		// A one-shot run (codex exec) ends its session with its turn, and
 		// tells of nothing after it: the slot retires now.
@@ -263,7 +263,7 @@ func (c *claudeCLI) retire(inv *hook.Invocation, store *state.Store, name string
 	if handed {
 		return
 	}
-	inv.Send(Dispatch(Target(inv.Getenv), "session_end", CSV("?", "0", "0", "0", "0", slot(ev))))
+	inv.Send(Dispatch(inv.Getenv, "session_end", CSV("?", "0", "0", "0", "0", slot(ev))))
 }
 
 // alive reports whether the finisher of a token (the hook's pid and start,
@@ -443,13 +443,13 @@ func (c *claudeCLI) finish(inv *hook.Invocation, store *state.Store, name string
 				inv.Notef("transcript: the final message was not flushed within %v: totals may lag a turn", finishBudget)
 			}
 			store.Remove(name + finishing)
-			inv.Send(Dispatch(Target(inv.Getenv), event, c.payload(inv, s, ev)))
+			inv.Send(Dispatch(inv.Getenv, event, c.payload(inv, s, ev)))
 			if b, _ := store.Read(name + ended); len(b) > 0 {
 				// The session ended meanwhile (retire): its end follows.
 				store.Remove(name + ended)
 				store.Remove(name + ".scan")
 				store.Remove(name + ".ids")
-				inv.Send(Dispatch(Target(inv.Getenv), "session_end", CSV("?", "0", "0", "0", "0", slot(ev))))
+				inv.Send(Dispatch(inv.Getenv, "session_end", CSV("?", "0", "0", "0", "0", slot(ev))))
 			}
 			release()
 			return
@@ -478,7 +478,7 @@ func (c *claudeCLI) turnEnd(inv *hook.Invocation, store *state.Store, name strin
 		sub.update(inv, store, name, s, ev, false)
 	}
 	inv.Notef("this event came before the turn end's finisher sent it: the turn end is sent here, first")
-	inv.Send(Dispatch(Target(inv.Getenv), "turn_end", sub.payload(inv, s, ev)))
+	inv.Send(Dispatch(inv.Getenv, "turn_end", sub.payload(inv, s, ev)))
 }
 
 // scan reads the transcript's new lines. On a turn end whose final message

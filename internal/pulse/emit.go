@@ -69,7 +69,7 @@ func (c *emitCLI) Run(inv *hook.Invocation) error {
 			payload += "," + pid
 		}
 	}
-	inv.Send(Dispatch(Target(inv.Getenv), event, payload))
+	inv.Send(Dispatch(inv.Getenv, event, payload))
 	return nil
 }
 
@@ -107,7 +107,7 @@ func (c *emitCLI) generic(inv *hook.Invocation) error {
 			payload += "," + pid
 		}
 	}
-	inv.Send(Dispatch(Target(inv.Getenv), event, payload))
+	inv.Send(Dispatch(inv.Getenv, event, payload))
 	return nil
 }
 

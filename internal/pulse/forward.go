@@ -8,15 +8,22 @@ import (
 	"github.com/hookwire/hookwire/internal/transport"
 )
 
-// Request is one Pulse delivery: the noctalia command, and what it says,
-// for a relay to carry to a desktop when noctalia is not on this machine.
+// Request is one Pulse delivery: the noctalia command, the socket its line
+// goes to when it is there (socket.go), and what it says, for a relay to
+// carry to a desktop when noctalia is not on this machine. Its Describe,
+// what a dry run prints, is the command, whose line the socket would get.
 type Request struct {
 	transport.Command
+	Socket         string
 	Event, Payload string
 }
 
-// Absent: no noctalia on PATH here (an SSH dev box, a container).
+// Absent: neither noctalia's socket nor noctalia on PATH here (an SSH dev
+// box, a container).
 func (r Request) Absent() bool {
+	if r.listening() {
+		return false
+	}
 	_, err := exec.LookPath(r.Argv[0])
 	return err != nil
 }

@@ -40,6 +40,12 @@ var emitEnv = []install.Var{
 // answering, the plugin present.
 func noctaliaCheck(getenv func(string) string) []install.Finding {
 	path, err := exec.LookPath("noctalia")
+	if sock := Socket(getenv); err != nil && (Request{Socket: sock}).listening() {
+		// The hooks write on the socket (socket.go); the plugin list is
+		// asked of noctalia msg, which is not here.
+		return []install.Finding{{Status: install.Info, What: "noctalia is not on PATH, but its socket " + sock + " is there: the hooks write on it",
+			Fix: "add noctalia to PATH for doctor to check that it has the plugin"}}
+	}
 	if err != nil {
 		return []install.Finding{{Status: install.Fail, What: "noctalia is not on PATH",
 			Fix: "install noctalia (the Wayland shell) or add it to PATH for the agent"}}

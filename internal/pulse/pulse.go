@@ -36,15 +36,17 @@ func Target(getenv func(string) string) string {
 	return DefaultTarget
 }
 
-// Dispatch is the noctalia command for one event. An empty payload sends a
-// bare event (which lands in pulse-svc's shared default slot). On a machine
-// without noctalia it can cross to a desktop (forward.go).
-func Dispatch(target, event, payload string) Request {
-	argv := []string{"noctalia", "msg", "plugin", target, "all", event}
+// Dispatch is the noctalia command for one event, to the target getenv
+// names (Target), written on noctalia's socket when it is there
+// (socket.go). An empty payload sends a bare event (which lands in
+// pulse-svc's shared default slot). On a machine without noctalia it can
+// cross to a desktop (forward.go).
+func Dispatch(getenv func(string) string, event, payload string) Request {
+	argv := []string{"noctalia", "msg", "plugin", Target(getenv), "all", event}
 	if payload != "" {
 		argv = append(argv, payload)
 	}
-	return Request{Command: transport.Command{Argv: argv}, Event: event, Payload: payload}
+	return Request{Command: transport.Command{Argv: argv}, Socket: Socket(getenv), Event: event, Payload: payload}
 }
 
 // Field cleans one CSV field the way the reference emitter does

@@ -1,11 +1,13 @@
 package pulse
 
 import (
+	"context"
 	"errors"
 	"strings"
 
 	"github.com/hookwire/hookwire/internal/remote"
 	"github.com/hookwire/hookwire/internal/text"
+	"github.com/hookwire/hookwire/internal/transport"
 )
 
 // Remote is Pulse's side of `hookwire remote`: a delivery from another
@@ -35,10 +37,20 @@ func Remote(getenv func(string) string) remote.Surface {
 			return remote.Carry{}, err
 		}
 		return remote.Carry{
-			Request: Dispatch(Target(getenv), d.Event, payload).Command, // run here, never handed over
+			Request: here{Dispatch(getenv, d.Event, payload)},
 			Event:   d.Event, Session: session,
 		}, nil
 	}
+}
+
+// here is a delivery carried out on this machine, never handed over
+// again: not a transport.Crosser, as a Request is.
+type here struct{ r Request }
+
+func (h here) Describe() string { return h.r.Describe() }
+func (h here) Summary() string  { return h.r.Summary() }
+func (h here) Do(ctx context.Context) (transport.Reply, error) {
+	return h.r.Do(ctx)
 }
 
 // remotePayload checks a payload token and names the host in it.

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/hookwire/hookwire/internal/remote"
-	"github.com/hookwire/hookwire/internal/transport"
 )
 
 func TestRemote(t *testing.T) {
@@ -54,7 +53,7 @@ func TestRemote(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d := got.Request.(transport.Command).Describe(); d != c.argv {
+			if d := got.Request.Describe(); d != c.argv {
 				t.Errorf("argv %q, want %q", d, c.argv)
 			}
 		})

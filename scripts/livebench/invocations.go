@@ -128,6 +128,7 @@ func timeInvocations(work, dir string, surfaceEnv []string, rounds int) []invoca
 		check(os.MkdirAll(d, 0o700))
 	}
 	check(writeFile(filepath.Join(home, "tmp", "claude_coral_"+coralUUID+".log"), ""))
+	check(noctaliaIn(work, filepath.Join(home, "run")))
 	env := append([]string{"HOME=" + home, "XDG_RUNTIME_DIR=" + filepath.Join(home, "run"), "TMPDIR=" + filepath.Join(home, "tmp"),
 		"PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"}, surfaceEnv...)
 	var out []invocationRun

@@ -379,6 +379,9 @@ func run(work, exe string, a agentSpec, ar arm, surfaceEnv []string, round int) 
 			return result{}, err
 		}
 	}
+	if err := noctaliaIn(work, filepath.Join(dir, "run")); err != nil {
+		return result{}, err
+	}
 	api := &modelapi.Server{Wire: a.wire, Script: modelapi.Script{Steps: script(a, cwd), Answer: "All three steps are done: I ran a command, wrote notes.txt and read it back."}}
 	url, err := api.Start()
 	if err != nil {
@@ -509,6 +512,14 @@ func surfaces(work string) []string {
 	check(os.MkdirAll(bin, 0o755))
 	check(testkit.WriteTinyExit(filepath.Join(bin, "noctalia")))
 	os.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	// noctalia's socket, which the binaries write on when it is there (a
+	// link to it in each home's runtime directory, noctaliaIn), as the
+	// real shell answers: one line, then the connection closed.
+	serveUnix(filepath.Join(work, "noctalia.sock"), func(c net.Conn) {
+		if _, err := bufio.NewReader(c).ReadBytes('\n'); err == nil {
+			c.Write([]byte("ok: dispatched 1\n"))
+		}
+	})
 
 	coucou := filepath.Join(work, "coucou.sock")
 	serveUnix(coucou, func(c net.Conn) {
@@ -536,6 +547,12 @@ func surfaces(work string) []string {
 		"VPET_NOTIFY_SOCKET=" + vpet, "VPET_NOTIFY_TOKEN=livebench",
 		"CORAL_SESSION_NAME=claude-" + coralUUID, "CORAL_URL=" + daemon,
 	}
+}
+
+// noctaliaIn puts noctalia's socket (surfaces) in a runtime directory, at
+// the path noctalia's own clients work out without WAYLAND_DISPLAY.
+func noctaliaIn(work, run string) error {
+	return os.Symlink(filepath.Join(work, "noctalia.sock"), filepath.Join(run, "noctalia-wayland-0.sock"))
 }
 
 func serveUnix(path string, serve func(net.Conn)) {

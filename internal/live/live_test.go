@@ -576,14 +576,32 @@ var normalizers = []struct {
 	{regexp.MustCompile(`\btoolu_[0-9]{13}_[a-z0-9]+\b`), `toolu_<qwen-id>`},
 	{regexp.MustCompile(`(?m)^Content-Length: [0-9]+`), `Content-Length: <n>`},
 	{regexp.MustCompile(`(?m)^Host: 127\.0\.0\.1:[0-9]+`), `Host: 127.0.0.1:<port>`},
-	// Pulse: the event only. The figures of a mid-turn event depend on how
-	// far the agent has written its transcript (pulse-totals checks the
-	// turn's end).
-	{regexp.MustCompile(`(?m)^noctalia msg plugin \S+ all (\S+) .*$`), `$1`},
+	// Pulse: the event only, from noctalia msg's argv or its line on
+	// noctalia's socket. The figures of a mid-turn event depend on how far
+	// the agent has written its transcript (pulse-totals checks the turn's
+	// end).
+	{regexp.MustCompile(`(?m)^(?:noctalia msg )?plugin \S+ all (\S+) .*$`), `$1`},
+}
+
+// pulseLines is what Pulse received, as fake-noctalia's argv lines: those
+// of its log (noctalia.got), then those a fake noctalia socket named
+// noctalia-sock recorded (noctalia-sock.got), which are noctalia msg's
+// argv after "noctalia msg".
+func pulseLines(ts *testscript.TestScript) []string {
+	var lines []string
+	if b, err := os.ReadFile(ts.MkAbs("noctalia.got")); err == nil {
+		lines = strings.Split(string(b), "\n")
+	}
+	if b, err := os.ReadFile(ts.MkAbs("noctalia-sock.got")); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			lines = append(lines, "noctalia msg "+l)
+		}
+	}
+	return lines
 }
 
 // cmdPulseTotals: pulse-totals API [all]
-// Checks that the last turn_end Pulse received (fake-noctalia's log) carries
+// Checks that the last turn_end Pulse received (pulseLines) carries
 // the session's exact token totals, as the scripted API NAME served them to
 // the main conversation (with all: every response, subagents' and side
 // requests' included): input, output, cache writes, cache reads.
@@ -602,7 +620,7 @@ func cmdPulseTotals(ts *testscript.TestScript, neg bool, args []string) {
 		u = all
 	}
 	last := ""
-	for _, line := range strings.Split(ts.ReadFile("noctalia.got"), "\n") {
+	for _, line := range pulseLines(ts) {
 		if f := strings.Fields(line); len(f) == 7 && f[5] == "turn_end" {
 			last = f[6]
 		}
@@ -620,8 +638,8 @@ func cmdPulseTotals(ts *testscript.TestScript, neg bool, args []string) {
 
 // cmdPulseSlots: pulse-slots [-live] FILE
 // Writes "N slots" to FILE: the number of distinct short session ids (the
-// Pulse slot) in fake-noctalia's log; with -live, of the events that show a
-// slot (every one but session_end).
+// Pulse slot) in what Pulse received (pulseLines); with -live, of the
+// events that show a slot (every one but session_end).
 func cmdPulseSlots(ts *testscript.TestScript, neg bool, args []string) {
 	live := len(args) == 2 && args[0] == "-live"
 	if live {
@@ -631,7 +649,7 @@ func cmdPulseSlots(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: pulse-slots [-live] FILE")
 	}
 	slots := map[string]bool{}
-	for _, line := range strings.Split(ts.ReadFile("noctalia.got"), "\n") {
+	for _, line := range pulseLines(ts) {
 		if f := strings.Fields(line); len(f) == 7 && !(live && f[5] == "session_end") {
 			if csv := strings.Split(f[6], ","); len(csv) >= 6 {
 				slots[csv[5]] = true

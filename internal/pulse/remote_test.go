@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hookwire/hookwire/internal/remote"
+	"github.com/hookwire/hookwire/internal/transport"
 )
 
 func TestRemote(t *testing.T) {
@@ -55,6 +56,9 @@ func TestRemote(t *testing.T) {
 			}
 			if d := got.Request.Describe(); d != c.argv {
 				t.Errorf("argv %q, want %q", d, c.argv)
+			}
+			if _, ok := got.Request.(transport.Crosser); ok {
+				t.Error("the delivery carried here could be handed over again")
 			}
 		})
 	}

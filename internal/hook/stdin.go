@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/mattn/go-isatty"
@@ -56,6 +57,10 @@ type chunk struct {
 	err error
 }
 
+// readBufs are readBounded's buffers: a goroutine abandoned in its Read
+// keeps its own until the read returns.
+var readBufs = sync.Pool{New: func() any { return new([64 << 10]byte) }}
+
 // readBounded reads r until EOF, until what arrived is a complete JSON object
 // (an agent that forgets to close the pipe still gets served at once), until
 // limit bytes, or until the pipe stays silent too long. The reading goroutine
@@ -66,11 +71,14 @@ func readBounded(r io.Reader, limit int, firstByte, quiet, max time.Duration) (S
 	done := make(chan struct{})
 	defer close(done)
 	go func() {
+		// A copy of what each read brought: a payload is a few KiB, and a
+		// warm worker reads one per event, into the same buffer.
+		b := readBufs.Get().(*[64 << 10]byte)
+		defer readBufs.Put(b)
 		for {
-			b := make([]byte, 64<<10)
-			n, err := r.Read(b)
+			n, err := r.Read(b[:])
 			select {
-			case chunks <- chunk{b[:n], err}:
+			case chunks <- chunk{bytes.Clone(b[:n]), err}:
 			case <-done:
 				return
 			}
@@ -89,7 +97,11 @@ func readBounded(r io.Reader, limit int, firstByte, quiet, max time.Duration) (S
 	for {
 		select {
 		case c := <-chunks:
-			data = append(data, c.b...)
+			if data == nil {
+				data = c.b // the first chunk is the payload, mostly
+			} else {
+				data = append(data, c.b...)
+			}
 			if len(data) > limit {
 				return Stdin{Data: data[:limit], Truncated: true},
 					fmt.Sprintf("stdin: more than %d bytes; kept the first %d", limit, limit)

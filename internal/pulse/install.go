@@ -2,14 +2,14 @@ package pulse
 
 import (
 	"context"
-	"os/exec"
+	"errors"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/hookwire/hookwire/internal/agent"
 	"github.com/hookwire/hookwire/internal/install"
-	"github.com/hookwire/hookwire/internal/transport"
 )
 
 // claudeHooks are the kinds of event pulse-claude is installed on: every
@@ -36,34 +36,30 @@ var emitEnv = []install.Var{
 	{Name: EnvPID, Help: "the agent's pid, sent as a 7th field when all digits (pulse-claude finds it otherwise)"},
 }
 
-// noctaliaCheck is doctor's look at the target: noctalia on PATH, the shell
-// answering, the plugin present.
+// noctaliaCheck is doctor's look at the target: noctalia there (its socket,
+// which the hooks write on, or on PATH), the shell answering, the plugin
+// present.
 func noctaliaCheck(getenv func(string) string) []install.Finding {
-	path, err := exec.LookPath("noctalia")
-	if sock := Socket(getenv); err != nil && (Request{Socket: sock}).listening() {
-		// The hooks write on the socket (socket.go); the plugin list is
-		// asked of noctalia msg, which is not here.
-		return []install.Finding{{Status: install.Info, What: "noctalia is not on PATH, but its socket " + sock + " is there: the hooks write on it",
-			Fix: "add noctalia to PATH for doctor to check that it has the plugin"}}
-	}
-	if err != nil {
-		return []install.Finding{{Status: install.Fail, What: "noctalia is not on PATH",
-			Fix: "install noctalia (the Wayland shell) or add it to PATH for the agent"}}
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	reply, err := transport.Command{Argv: []string{"noctalia", "msg", "plugins", "list"}}.Do(ctx)
-	out := string(reply.Body)
+	out, via, err := Ask(ctx, getenv, "plugins", "list")
 	switch {
-	case strings.Contains(out, "not running"):
-		return []install.Finding{{Status: install.Fail, What: "noctalia (" + path + ") is not running", Fix: "start noctalia"}}
+	case via == "":
+		return []install.Finding{{Status: install.Fail, What: "noctalia is not on PATH, no socket " + Socket(getenv),
+			Fix: "install noctalia (the Wayland shell) or add it to PATH for the agent"}}
+	case strings.Contains(out, "not running") || errors.Is(err, syscall.ECONNREFUSED):
+		return []install.Finding{{Status: install.Fail, What: "noctalia (" + via + ") is not running", Fix: "start noctalia"}}
 	case err != nil:
-		return []install.Finding{{Status: install.Fail, What: "noctalia (" + path + ") did not answer: " + err.Error(), Fix: "check that noctalia runs in this session (WAYLAND_DISPLAY)"}}
+		return []install.Finding{{Status: install.Fail, What: "noctalia (" + via + ") did not answer: " + err.Error(), Fix: "check that noctalia runs in this session (WAYLAND_DISPLAY)"}}
+	}
+	answers := "noctalia answers"
+	if via == Socket(getenv) {
+		answers += " on its socket " + via
 	}
 	plugin, _, _ := strings.Cut(Target(getenv), ":")
 	if !strings.Contains(out, plugin) {
-		return []install.Finding{{Status: install.Warn, What: "noctalia answers, but does not list the plugin " + plugin,
+		return []install.Finding{{Status: install.Warn, What: answers + ", but does not list the plugin " + plugin,
 			Fix: "install the claude-companion plugin and enable it: noctalia msg plugins enable " + plugin}}
 	}
-	return []install.Finding{{Status: install.OK, What: "noctalia answers, and has the plugin " + plugin}}
+	return []install.Finding{{Status: install.OK, What: answers + ", and has the plugin " + plugin}}
 }

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"strings"
 
 	"github.com/hookwire/hookwire/internal/transport"
@@ -79,4 +81,35 @@ func (r Request) Summary() string {
 		return r.line().Summary()
 	}
 	return r.Command.Summary()
+}
+
+// Ask is noctalia's answer to a command a person's tool sends (doctor's and
+// setup's "plugins list"), whole: on its socket when it is there, else from
+// `noctalia msg`. via says which: the socket's path, or the command's.
+func Ask(ctx context.Context, getenv func(string) string, command ...string) (answer, via string, err error) {
+	r := Request{Command: transport.Command{Argv: append([]string{"noctalia", "msg"}, command...)}, Socket: Socket(getenv)}
+	if !r.listening() {
+		path, lerr := exec.LookPath("noctalia")
+		if lerr != nil {
+			return "", "", lerr
+		}
+		reply, err := r.Command.Do(ctx)
+		return string(reply.Body), path, err
+	}
+	conn, err := transport.DialLocal(ctx, r.Socket, transport.DefaultConnect)
+	if err != nil {
+		return "", r.Socket, err
+	}
+	defer conn.Close()
+	if dl, ok := ctx.Deadline(); ok {
+		conn.SetDeadline(dl)
+	}
+	if _, err := conn.Write(append(r.line().Line, '\n')); err != nil {
+		return "", r.Socket, err
+	}
+	b, err := io.ReadAll(io.LimitReader(conn, 64<<10)) // noctalia closes after its answer
+	if err == nil && bytes.HasPrefix(b, []byte("error:")) {
+		err = fmt.Errorf("%s", bytes.TrimSpace(b))
+	}
+	return string(b), r.Socket, err
 }

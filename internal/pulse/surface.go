@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/hookwire/hookwire/internal/install"
-	"github.com/hookwire/hookwire/internal/transport"
 )
 
 // ClaudeSurface is what pulse-claude installs, what its doctor checks of
@@ -19,14 +18,18 @@ func ClaudeSurface() install.Surface {
 	return install.Surface{Name: "pulse-claude", Title: "Pulse", Spec: claudeHooks, Check: noctaliaCheck, Find: find}
 }
 
-// find: Pulse is there when noctalia is on PATH and the claude-companion
-// plugin is installed: in noctalia's plugin directory
+// find: Pulse is there when noctalia is (on PATH, or its socket) and the
+// claude-companion plugin is installed: in noctalia's plugin directory
 // ($XDG_DATA_HOME/noctalia/plugins, else ~/.local/share/noctalia/plugins),
 // or listed by a running noctalia.
 func find(getenv func(string) string) install.Presence {
-	path, err := exec.LookPath("noctalia")
+	where, err := exec.LookPath("noctalia")
 	if err != nil {
-		return install.Presence{Why: "noctalia is not on PATH"}
+		sock := Socket(getenv)
+		if !(Request{Socket: sock}).listening() {
+			return install.Presence{Why: "noctalia is not on PATH, no socket " + sock}
+		}
+		where = "noctalia's socket " + sock
 	}
 	author, _, _ := strings.Cut(Target(getenv), ":") // lowcache/claude-companion
 	plugin := author[strings.LastIndex(author, "/")+1:]
@@ -36,13 +39,12 @@ func find(getenv func(string) string) install.Presence {
 	}
 	dir := filepath.Join(data, "noctalia", "plugins", plugin)
 	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
-		return install.Presence{Found: true, Why: path + " and its plugin " + dir}
+		return install.Presence{Found: true, Why: where + " and its plugin " + dir}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	reply, _ := transport.Command{Argv: []string{"noctalia", "msg", "plugins", "list"}}.Do(ctx)
-	if strings.Contains(string(reply.Body), author) {
-		return install.Presence{Found: true, Why: path + ", which lists the plugin " + author}
+	if list, _, _ := Ask(ctx, getenv, "plugins", "list"); strings.Contains(list, author) {
+		return install.Presence{Found: true, Why: where + ", which lists the plugin " + author}
 	}
-	return install.Presence{Why: path + " is there, but not the " + plugin + " plugin (not in " + dir + ", not listed by noctalia)"}
+	return install.Presence{Why: where + " is there, but not the " + plugin + " plugin (not in " + dir + ", not listed by noctalia)"}
 }

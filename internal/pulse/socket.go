@@ -25,8 +25,9 @@ import (
 // noctalia-$WAYLAND_DISPLAY (else wayland-0).sock; one line of at most 511
 // bytes, read by the shell's main loop within 100 ms, answered with one line
 // (`ok: dispatched N`, or `error: …`), then the connection is closed. A
-// newer client puts its directory and \x1e before the line, which the
-// server takes as optional: a plugin's dispatch does not use it.
+// fork's client puts its directory and \x1e before the line, which its
+// server takes as optional and the upstream server does not know: the line
+// goes without it (a plugin's dispatch does not use it).
 
 // Socket is the path of noctalia's IPC socket in the environment getenv
 // reads, as noctalia works it out.

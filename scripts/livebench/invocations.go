@@ -124,33 +124,36 @@ func timeInvocations(work, dir string, surfaceEnv []string, rounds int) []invoca
 		caseOrder = append(caseOrder, c.label)
 	}
 	home := filepath.Join(work, "inv", "home")
-	for _, d := range []string{home, filepath.Join(home, "run"), filepath.Join(home, "tmp")} {
+	for _, d := range []string{home, filepath.Join(home, "tmp")} {
 		check(os.MkdirAll(d, 0o700))
 	}
+	run, err := runtimeDir(filepath.Join(work, "inv"))
+	check(err)
+	defer os.RemoveAll(run)
 	check(writeFile(filepath.Join(home, "tmp", "claude_coral_"+coralUUID+".log"), ""))
-	check(noctaliaIn(work, filepath.Join(home, "run")))
-	env := append([]string{"HOME=" + home, "XDG_RUNTIME_DIR=" + filepath.Join(home, "run"), "TMPDIR=" + filepath.Join(home, "tmp"),
+	check(noctaliaIn(work, run))
+	env := append([]string{"HOME=" + home, "XDG_RUNTIME_DIR=" + run, "TMPDIR=" + filepath.Join(home, "tmp"),
 		"PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"}, surfaceEnv...)
 	var out []invocationRun
 	var workers0 float64
 	events := 0
 	for r := range rounds + 1 {
 		if r == 1 {
-			workers0 = workersCPU(filepath.Join(home, "run"))
+			workers0 = workersCPU(run)
 		}
 		for i := range cases {
 			c := cases[(i+r)%len(cases)]
 			if c.client && r > 0 {
-				check(waitWarm(filepath.Join(home, "run"))) // as an agent's next event finds them
+				check(waitWarm(run)) // as an agent's next event finds them
 				events++
 			}
-			run := spawn(c, env)
+			res := spawn(c, env)
 			if r > 0 { // the first round warms the state and the page cache
-				out = append(out, run)
+				out = append(out, res)
 			}
 			if gap > 0 {
 				time.Sleep(gap)
-				testkit.WarmSettled(filepath.Join(home, "run"), 5*time.Second)
+				testkit.WarmSettled(run, 5*time.Second)
 			}
 		}
 		if r%50 == 0 {
@@ -159,9 +162,9 @@ func timeInvocations(work, dir string, surfaceEnv []string, rounds int) []invoca
 	}
 	if events > 0 {
 		time.Sleep(500 * time.Millisecond) // the last deliveries
-		workerCPU = (workersCPU(filepath.Join(home, "run")) - workers0) / float64(events)
+		workerCPU = (workersCPU(run) - workers0) / float64(events)
 	}
-	testkit.StopWarm(filepath.Join(home, "run"))
+	testkit.StopWarm(run)
 	return out
 }
 

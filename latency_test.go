@@ -185,7 +185,10 @@ func BenchmarkHookWork(b *testing.B) {
 // process: hookwire serving the five surfaces a Claude Code PreToolUse, each
 // surface in this process answering at once (noctalia's socket included, as
 // on a desktop running it). With -benchmem it is where the worker's
-// allocations are counted (each is garbage its collector pays for):
+// allocations are counted (each is garbage its collector pays for). Its
+// state directory is in TMPDIR: TMPDIR=/dev/shm puts it on tmpfs, as a
+// desktop's XDG_RUNTIME_DIR is, which on a disk's file system the state
+// files' renames make slower:
 //
 //	go test -run '^$' -bench WarmWork -benchtime 2000x -benchmem .
 func BenchmarkWarmWork(b *testing.B) {

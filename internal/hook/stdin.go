@@ -97,7 +97,7 @@ func readBounded(r io.Reader, limit int, firstByte, quiet, max time.Duration) (S
 	for {
 		select {
 		case c := <-chunks:
-			if data == nil {
+			if data == nil && len(c.b) > 0 {
 				data = c.b // the first chunk is the payload, mostly
 			} else {
 				data = append(data, c.b...)

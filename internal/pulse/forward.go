@@ -8,12 +8,13 @@ import (
 	"github.com/hookwire/hookwire/internal/transport"
 )
 
-// Request is one Pulse delivery: the noctalia command, the socket its line
-// goes to when it is there (socket.go), and what it says, for a relay to
-// carry to a desktop when noctalia is not on this machine. Its Describe,
-// what a dry run prints, is the command, whose line the socket would get.
+// Request is one Pulse delivery: the noctalia command, and what it says,
+// for a relay to carry to a desktop when noctalia is not on this machine.
+// Its Describe, what a dry run prints, is the command.
 type Request struct {
 	transport.Command
+	// Socket is noctalia's socket, when it was there as the request was
+	// made: the command's line is written on it instead (socket.go).
 	Socket         string
 	Event, Payload string
 }
@@ -21,7 +22,7 @@ type Request struct {
 // Absent: neither noctalia's socket nor noctalia on PATH here (an SSH dev
 // box, a container).
 func (r Request) Absent() bool {
-	if r.listening() {
+	if r.Socket != "" {
 		return false
 	}
 	_, err := exec.LookPath(r.Argv[0])

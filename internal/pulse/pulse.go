@@ -46,7 +46,11 @@ func Dispatch(getenv func(string) string, event, payload string) Request {
 	if payload != "" {
 		argv = append(argv, payload)
 	}
-	return Request{Command: transport.Command{Argv: argv}, Socket: Socket(getenv), Event: event, Payload: payload}
+	r := Request{Command: transport.Command{Argv: argv}, Event: event, Payload: payload}
+	if sock := Socket(getenv); socketThere(sock) {
+		r.Socket = sock // looked at once: Do, Summary and Absent go by it
+	}
+	return r
 }
 
 // Field cleans one CSV field the way the reference emitter does

@@ -42,15 +42,12 @@ func Socket(getenv func(string) string) string {
 	return dir + "/noctalia-" + display + ".sock"
 }
 
-// listening reports a socket at the request's path: noctalia running, or
-// one it left (which refuses the connection, as it refuses `noctalia msg`).
-// A link to one counts, as connecting follows it; whoever listens is
-// checked before a byte is written (transport.DialLocal).
-func (r Request) listening() bool {
-	if r.Socket == "" {
-		return false
-	}
-	fi, err := os.Stat(r.Socket)
+// socketThere reports a socket at path: noctalia running, or one it left
+// (which refuses the connection, as it refuses `noctalia msg`). A link to
+// one counts, as connecting follows it; whoever listens is checked before
+// a byte is written (transport.DialLocal).
+func socketThere(path string) bool {
+	fi, err := os.Stat(path)
 	return err == nil && fi.Mode().Type() == os.ModeSocket
 }
 
@@ -64,7 +61,7 @@ func (r Request) line() transport.SocketLine {
 // checked to be ours), else runs `noctalia msg`. An answer that is an
 // error is one, as it is `noctalia msg`'s exit status 1.
 func (r Request) Do(ctx context.Context) (transport.Reply, error) {
-	if !r.listening() {
+	if r.Socket == "" {
 		return r.Command.Do(ctx)
 	}
 	reply, err := r.line().Do(ctx)
@@ -78,7 +75,7 @@ func (r Request) Do(ctx context.Context) (transport.Reply, error) {
 // Summary is the debug log's account of where the delivery goes: the
 // socket and the line's size, or the command.
 func (r Request) Summary() string {
-	if r.listening() {
+	if r.Socket != "" {
 		return r.line().Summary()
 	}
 	return r.Command.Summary()
@@ -89,7 +86,7 @@ func (r Request) Summary() string {
 // `noctalia msg`. via says which: the socket's path, or the command's.
 func Ask(ctx context.Context, getenv func(string) string, command ...string) (answer, via string, err error) {
 	r := Request{Command: transport.Command{Argv: append([]string{"noctalia", "msg"}, command...)}, Socket: Socket(getenv)}
-	if !r.listening() {
+	if !socketThere(r.Socket) {
 		path, lerr := exec.LookPath("noctalia")
 		if lerr != nil {
 			return "", "", lerr

@@ -26,7 +26,7 @@ func find(getenv func(string) string) install.Presence {
 	where, err := exec.LookPath("noctalia")
 	if err != nil {
 		sock := Socket(getenv)
-		if !(Request{Socket: sock}).listening() {
+		if !socketThere(sock) {
 			return install.Presence{Why: "noctalia is not on PATH, no socket " + sock}
 		}
 		where = "noctalia's socket " + sock

@@ -12,7 +12,9 @@
 //     -bin LABEL=DIR (e.g. before=/tmp/old after=/tmp/new);
 //   - with -combined, hookwire and truec: the one hookwire binary (of the
 //     last -bin) serving the five surfaces, as `hookwire install --agent X`
-//     writes it, and its hooks with /bin/true in its place.
+//     writes it, and its hooks with /bin/true in its place; goc, the same
+//     hooks with an empty static Go binary in its place (the least any Go
+//     hook costs a session), and warm, hookwire-client in its place.
 //
 // Runs are interleaved (every arm once per round, in an order that rotates)
 // so that a noisy neighbour on a shared machine weighs on every arm alike.
@@ -197,8 +199,10 @@ env_key = "SCRIPTED_API_KEY"
 type arm struct {
 	label string
 	dir   string // the binaries; "" for none
-	true_ bool   // the hooks of dir, with /bin/true as the command
-	only  string // one binary installed instead of the five
+	// instead: the hooks of dir, with this command in the binaries'
+	// place (/bin/true, or an empty static Go binary).
+	instead string
+	only    string // one binary installed instead of the five
 	// combined: hookwire installed, serving the five surfaces.
 	combined bool
 	// client: hookwire-client in the hooks (the warm path), its workers
@@ -220,7 +224,7 @@ func main() {
 	keep := flag.Bool("keep", false, "keep the work directory")
 	flag.BoolVar(&verbose, "v", false, "print each session's output")
 	one := flag.String("one", "", "also run with only this binary installed (arm one), and its hooks with /bin/true (arm true1), from the last -bin: what one process serving every surface would cost at least")
-	combined := flag.Bool("combined", false, "also run with the one hookwire binary serving the five surfaces (arm hookwire), its hooks with /bin/true (arm truec), and with hookwire-client in its place (arm warm), from the last -bin")
+	combined := flag.Bool("combined", false, "also run with the one hookwire binary serving the five surfaces (arm hookwire), its hooks with /bin/true (arm truec) and with an empty static Go binary (arm goc) in its place, and with hookwire-client in its place (arm warm), from the last -bin")
 	tools := flag.Int("tools", 3, "tool calls in the scripted session (1 to 3)")
 	five := flag.Bool("five", true, "run the arms of the five binaries (true, and each -bin); -five=false keeps none, truec and hookwire")
 	flag.DurationVar(&gap, "gap", 0, "with -invocations: wait this long after each invocation, and for the warm workers' deliveries, before the next: each then starts on a machine the last one's deliveries have left (0: back to back)")
@@ -275,20 +279,23 @@ func main() {
 			continue
 		}
 		if i == 0 {
-			arms = append(arms, arm{label: "true", dir: dir, true_: true})
+			arms = append(arms, arm{label: "true", dir: dir, instead: "/bin/true"})
 		}
 		arms = append(arms, arm{label: label, dir: dir})
 	}
 	if *combined {
 		last := arms[len(arms)-1]
-		arms = append(arms, arm{label: "truec", dir: last.dir, true_: true, combined: true}, arm{label: "hookwire", dir: last.dir, combined: true})
+		empty := filepath.Join(work, "goc", "empty")
+		check(buildEmptyGo(empty))
+		arms = append(arms, arm{label: "truec", dir: last.dir, instead: "/bin/true", combined: true},
+			arm{label: "goc", dir: last.dir, instead: empty, combined: true}, arm{label: "hookwire", dir: last.dir, combined: true})
 		if _, err := os.Stat(filepath.Join(last.dir, warm.ClientName)); err == nil {
 			arms = append(arms, arm{label: "warm", dir: last.dir, combined: true, client: true})
 		}
 	}
 	if *one != "" {
 		last := arms[len(arms)-1]
-		arms = append(arms, arm{label: "true1", dir: last.dir, true_: true, only: *one}, arm{label: "one", dir: last.dir, only: *one})
+		arms = append(arms, arm{label: "true1", dir: last.dir, instead: "/bin/true", only: *one}, arm{label: "one", dir: last.dir, only: *one})
 	}
 	last := arms[len(arms)-1].dir
 	arms = slices.DeleteFunc(arms, func(a arm) bool { return a.skip })
@@ -433,8 +440,8 @@ func run(work, exe string, a agentSpec, ar arm, surfaceEnv []string, round int) 
 			}
 			defer testkit.StopWarm(run)
 		}
-		if ar.true_ {
-			if err := trueInstead(home, ar.dir); err != nil {
+		if ar.instead != "" {
+			if err := commandInstead(home, ar.dir, ar.instead); err != nil {
 				return result{}, err
 			}
 		}
@@ -480,15 +487,16 @@ func run(work, exe string, a agentSpec, ar arm, surfaceEnv []string, round int) 
 		}
 		f.Close()
 	}
-	if ar.dir != "" && !ar.true_ && len(res.Hooks) == 0 {
+	if ar.dir != "" && ar.instead == "" && len(res.Hooks) == 0 {
 		return result{}, errors.New("no hook ran: " + clip(output.String()))
 	}
 	return res, nil
 }
 
-// trueInstead puts /bin/true in place of every binary of dir in the agents'
-// settings under home: the same hooks, the same events, the same order.
-func trueInstead(home, dir string) error {
+// commandInstead puts command (/bin/true, an empty Go binary) in place of
+// every binary of dir in the agents' settings under home: the same hooks,
+// the same events, the same order.
+func commandInstead(home, dir, command string) error {
 	return filepath.WalkDir(home, func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".json") {
 			return err
@@ -499,7 +507,7 @@ func trueInstead(home, dir string) error {
 		}
 		s := string(b)
 		for _, bin := range append(binaries, "hookwire") {
-			s = strings.ReplaceAll(s, filepath.Join(dir, bin), "/bin/true")
+			s = strings.ReplaceAll(s, filepath.Join(dir, bin), command)
 		}
 		if s == string(b) {
 			return nil
@@ -598,7 +606,7 @@ func report(w io.Writer, results []result, arms []arm) {
 	}
 	real := func(yield func(arm) bool) {
 		for _, a := range arms {
-			if a.dir != "" && !a.true_ && a.only == "" && !yield(a) {
+			if a.dir != "" && a.instead == "" && a.only == "" && !yield(a) {
 				return
 			}
 		}

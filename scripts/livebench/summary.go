@@ -51,9 +51,10 @@ func summary(results []result, inv []invocationRun, rounds, tools int) string {
 // invocation, through hookwire and through hookwire-client (the warm path).
 func short(results []result, inv []invocationRun, rounds, tools int) string {
 	var b strings.Builder
-	b.WriteString("| what (median of interleaved rounds; p95 of single runs) | floor | hookwire | over the floor | hookwire-client (warm) | over the floor | goal |\n|---|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| what (median of interleaved rounds; p95 of single runs) | floor | an empty Go binary as the hooks | hookwire | over the floor | hookwire-client (warm) | over the floor | goal |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, name := range agentNames(results) {
-		floor, hw, warmed := sessions(results, name, "truec"), sessions(results, name, "hookwire"), sessions(results, name, "warm")
+		floor, goc := sessions(results, name, "truec"), sessions(results, name, "goc")
+		hw, warmed := sessions(results, name, "hookwire"), sessions(results, name, "warm")
 		if len(floor) == 0 || len(hw) == 0 {
 			continue
 		}
@@ -66,8 +67,8 @@ func short(results []result, inv []invocationRun, rounds, tools int) string {
 		if name != "claude" {
 			goal = fmt.Sprintf("≤ +%.0f ms an event", goalEvent)
 		}
-		row(&b, what+": wall", medianOf(floor, wall), medianOf(hw, wall), medianOf(warmed, wall), events, goal)
-		row(&b, what+": CPU of the agent, its hooks and the warm workers", medianOf(floor, cpu), medianOf(hw, cpu), medianOf(warmed, cpu), events, "")
+		row(&b, what+": wall", medianOf(floor, wall), medianOf(goc, wall), medianOf(hw, wall), medianOf(warmed, wall), events, goal)
+		row(&b, what+": CPU of the agent, its hooks and the warm workers", medianOf(floor, cpu), medianOf(goc, cpu), medianOf(hw, cpu), medianOf(warmed, cpu), events, "")
 	}
 	if len(inv) > 0 {
 		by, order := byCase(inv)
@@ -83,15 +84,16 @@ func short(results []result, inv []invocationRun, rounds, tools int) string {
 		if w := worst[true]; w != "" {
 			warmCells = fmt.Sprintf("%.2f ms (%s) | %+.2f ms |", pct(by[w], 0.95), strings.TrimPrefix(w, clientLabel), pct(by[w], 0.95)-floor)
 		}
-		fmt.Fprintf(&b, "| the slowest invocation's p95, spawn to exit (%d runs each) | %.2f ms (%s) | %.2f ms (%s) | %+.2f ms | %s ≤ +%.0f ms |\n",
+		fmt.Fprintf(&b, "| the slowest invocation's p95, spawn to exit (%d runs each) | %.2f ms (%s) | | %.2f ms (%s) | %+.2f ms | %s ≤ +%.0f ms |\n",
 			len(by[worst[false]]), floor, floorGo, pct(by[worst[false]], 0.95), worst[false], pct(by[worst[false]], 0.95)-floor, warmCells, goalP95)
 	}
 	return b.String()
 }
 
-// row is a session's: the floor's median, hookwire's and the warm path's,
-// the differences, and the difference per hook event.
-func row(b *strings.Builder, what string, floor, hw, warmed float64, events int, goal string) {
+// row is a session's: the floor's median, the empty Go binary's (the least
+// a Go hook costs), hookwire's and the warm path's, the differences, and
+// the difference per hook event.
+func row(b *strings.Builder, what string, floor, goc, hw, warmed float64, events int, goal string) {
 	over := func(v float64) string {
 		per := ""
 		if events > 0 {
@@ -99,11 +101,14 @@ func row(b *strings.Builder, what string, floor, hw, warmed float64, events int,
 		}
 		return fmt.Sprintf("%+.0f ms%s", v-floor, per)
 	}
-	warmCells := " | "
+	warmCells, gocCell := " | ", ""
 	if !math.IsNaN(warmed) {
 		warmCells = fmt.Sprintf("%.0f ms | %s", warmed, over(warmed))
 	}
-	fmt.Fprintf(b, "| %s | %.0f ms (`/bin/true` hooks) | %.0f ms | %s | %s | %s |\n", what, floor, hw, over(hw), warmCells, goal)
+	if !math.IsNaN(goc) {
+		gocCell = fmt.Sprintf("%.0f ms (%s)", goc, over(goc))
+	}
+	fmt.Fprintf(b, "| %s | %.0f ms (`/bin/true` hooks) | %s | %.0f ms | %s | %s | %s |\n", what, floor, gocCell, hw, over(hw), warmCells, goal)
 }
 
 // invocationTable is every case's p50/p95 against the empty Go binary's.

@@ -18,3 +18,9 @@ require (
 	github.com/tidwall/pretty v1.3.0 // indirect
 	golang.org/x/tools v0.51.0 // indirect
 )
+
+// A hook lives a few milliseconds and a warm worker idles between events:
+// neither needs the runtime to follow a container's CPU limit as it changes,
+// which cost each of them a CPU count and a read of the cgroup's files when
+// the runtime's monitor first ran (a worker, once a second while busy).
+godebug updatemaxprocs=0

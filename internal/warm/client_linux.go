@@ -20,9 +20,9 @@ var pathBuf [4096]byte
 // gave them (/proc/self/cmdline and environ): importing os would cost its
 // initialisation on every event.
 func Client() {
-	cmdline := readAll("/proc/self/cmdline")
+	cmdline := readAll("/proc/self/cmdline", procBuf[:0])
 	argv0, args, nargs := splitArgs(cmdline)
-	environ := readAll("/proc/self/environ")
+	environ := readAll("/proc/self/environ", cmdline[len(cmdline):len(cmdline)])
 	hookwire := hookwirePath(argv0)
 	code, why := handOff(hookwire, nargs, args, environ)
 	if why == "" {
@@ -143,13 +143,18 @@ func hookwirePath(argv0 string) string {
 	return trimSlash(dir) + "/hookwire"
 }
 
-func readAll(path string) []byte {
+// procBuf is where the command line and the environment are read: only
+// the pages written are touched, where a heap buffer of that size grew the
+// heap, page faults at 0.06 ms each on this kind of machine.
+var procBuf [64 << 10]byte
+
+// readAll reads path whole, into b's spare room while it lasts.
+func readAll(path string, b []byte) []byte {
 	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 	if err != nil {
-		return nil
+		return b
 	}
 	defer syscall.Close(fd)
-	b := make([]byte, 0, 16<<10)
 	for {
 		if len(b) == cap(b) {
 			b = append(b, 0)[:len(b)]

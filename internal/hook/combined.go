@@ -159,6 +159,7 @@ func mayNameCommand(args []string) bool {
 	return false
 }
 
+// commandWord reports a lower-case word, dashes inside it allowed.
 func commandWord(a string) bool {
 	for i := 0; i < len(a); i++ {
 		if (a[i] < 'a' || a[i] > 'z') && (a[i] != '-' || i == 0) {

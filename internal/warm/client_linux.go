@@ -22,7 +22,7 @@ var pathBuf [4096]byte
 func Client() {
 	cmdline := readAll("/proc/self/cmdline", procBuf[:0])
 	argv0, args, nargs := splitArgs(cmdline)
-	environ := readAll("/proc/self/environ", cmdline[len(cmdline):len(cmdline)])
+	environ := readAll("/proc/self/environ", cmdline[len(cmdline):])
 	hookwire := hookwirePath(argv0)
 	code, why := handOff(hookwire, nargs, args, environ)
 	if why == "" {

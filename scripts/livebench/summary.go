@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"runtime"
@@ -67,8 +68,8 @@ func short(results []result, inv []invocationRun, rounds, tools int) string {
 		if name != "claude" {
 			goal = fmt.Sprintf("≤ +%.0f ms an event", goalEvent)
 		}
-		row(&b, what+": wall", medianOf(floor, wall), medianOf(goc, wall), medianOf(hw, wall), medianOf(warmed, wall), events, goal)
-		row(&b, what+": CPU of the agent, its hooks and the warm workers", medianOf(floor, cpu), medianOf(goc, cpu), medianOf(hw, cpu), medianOf(warmed, cpu), events, "")
+		row(&b, what+": wall", floor, goc, hw, warmed, wall, events, goal)
+		row(&b, what+": CPU of the agent, its hooks and the warm workers", floor, goc, hw, warmed, cpu, events, "")
 	}
 	if len(inv) > 0 {
 		by, order := byCase(inv)
@@ -91,24 +92,65 @@ func short(results []result, inv []invocationRun, rounds, tools int) string {
 }
 
 // row is a session's: the floor's median, the empty Go binary's (the least
-// a Go hook costs), hookwire's and the warm path's, the differences, and
-// the difference per hook event.
-func row(b *strings.Builder, what string, floor, goc, hw, warmed float64, events int, goal string) {
-	over := func(v float64) string {
-		per := ""
+// a Go hook costs), hookwire's and the warm path's, each one's difference
+// with the floor's (per hook event too), and the interval the sessions'
+// noise leaves that difference.
+func row(b *strings.Builder, what string, floorRuns, gocRuns, hwRuns, warmRuns []result, value func(result) float64, events int, goal string) {
+	floor := medianOf(floorRuns, value)
+	over := func(runs []result) string {
+		d := medianOf(runs, value) - floor
+		var notes []string
 		if events > 0 {
-			per = fmt.Sprintf(" (%+.1f ms an event)", (v-floor)/float64(events))
+			notes = append(notes, fmt.Sprintf("%+.1f ms an event", d/float64(events)))
 		}
-		return fmt.Sprintf("%+.0f ms%s", v-floor, per)
+		if lo, hi, ok := interval(floorRuns, runs, value); ok {
+			notes = append(notes, fmt.Sprintf("95 %% interval %+.0f to %+.0f", lo, hi))
+		}
+		if len(notes) == 0 {
+			return fmt.Sprintf("%+.0f ms", d)
+		}
+		return fmt.Sprintf("%+.0f ms (%s)", d, strings.Join(notes, "; "))
 	}
 	warmCells, gocCell := " | ", ""
-	if !math.IsNaN(warmed) {
-		warmCells = fmt.Sprintf("%.0f ms | %s", warmed, over(warmed))
+	if len(warmRuns) > 0 {
+		warmCells = fmt.Sprintf("%.0f ms | %s", medianOf(warmRuns, value), over(warmRuns))
 	}
-	if !math.IsNaN(goc) {
-		gocCell = fmt.Sprintf("%.0f ms (%s)", goc, over(goc))
+	if len(gocRuns) > 0 {
+		gocCell = fmt.Sprintf("%.0f ms, %s", medianOf(gocRuns, value), over(gocRuns))
 	}
-	fmt.Fprintf(b, "| %s | %.0f ms (`/bin/true` hooks) | %s | %.0f ms | %s | %s | %s |\n", what, floor, gocCell, hw, over(hw), warmCells, goal)
+	fmt.Fprintf(b, "| %s | %.0f ms (`/bin/true` hooks) | %s | %.0f ms | %s | %s | %s |\n", what, floor, gocCell, medianOf(hwRuns, value), over(hwRuns), warmCells, goal)
+}
+
+// interval is a 95 % bootstrap interval of the difference of the medians,
+// arm over floor: whole rounds resampled (each ran every arm once, in an
+// order that rotates), 2000 times, from a fixed seed. An agent's sessions
+// vary by hundreds of milliseconds from round to round; this says how much
+// of a difference of tens is theirs.
+func interval(floor, arm []result, value func(result) float64) (lo, hi float64, ok bool) {
+	pairs := map[int][2]float64{}
+	for _, r := range floor {
+		pairs[r.Round] = [2]float64{value(r), math.NaN()}
+	}
+	var rounds [][2]float64
+	for _, r := range arm {
+		if p, ok := pairs[r.Round]; ok {
+			rounds = append(rounds, [2]float64{p[0], value(r)})
+		}
+	}
+	if len(rounds) < 5 {
+		return 0, 0, false
+	}
+	rng := rand.New(rand.NewPCG(23, 23))
+	diffs := make([]float64, 2000)
+	f, a := make([]float64, len(rounds)), make([]float64, len(rounds))
+	for i := range diffs {
+		for j := range rounds {
+			p := rounds[rng.IntN(len(rounds))]
+			f[j], a[j] = p[0], p[1]
+		}
+		diffs[i] = median(a) - median(f)
+	}
+	return pct(diffs, 0.025), pct(diffs, 0.975), true
 }
 
 // invocationTable is every case's p50/p95 against the empty Go binary's.

@@ -23,8 +23,3 @@ func TryLock(f *os.File) (bool, error) {
 func Unlock(f *os.File) {
 	windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, new(windows.Overlapped))
 }
-
-// openLock opens a lock file, made if missing.
-func openLock(path string) (*os.File, error) {
-	return os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-}

@@ -16,13 +16,18 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/hookwire/hookwire/internal/rawfile"
 	"github.com/hookwire/hookwire/internal/safefile"
 )
 
@@ -164,18 +169,24 @@ func SafeDir(dir string) error { return safeDir(dir) }
 // safeDir makes dir (mode 0700) if it is missing, and checks that it is a
 // real directory that we own and nobody else can write. A directory of ours
 // that is too open is tightened.
+//
+// A hook opens a store for each surface, in the same root: the common case,
+// a directory that is there, costs one Lstat.
 func safeDir(dir string) error {
-	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-		return err
-	}
 	fi, err := os.Lstat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+		fi, err = os.Lstat(dir)
+	}
 	if err != nil {
 		return err
 	}
 	if fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir() {
 		return fmt.Errorf("%w: %s is not a directory (a symlink?)", ErrUnsafe, dir)
 	}
-	if uid, ok := safefile.Owner(fi); ok && uid != os.Getuid() {
+	if uid, ok := safefile.Owner(fi); ok && uid != ownUID() {
 		return fmt.Errorf("%w: %s belongs to uid %d", ErrUnsafe, dir, uid)
 	}
 	if fi.Mode().Perm()&0o077 != 0 {
@@ -185,6 +196,10 @@ func safeDir(dir string) error {
 	}
 	return nil
 }
+
+// ownUID is this process's uid, asked once: a system call each time on
+// Linux, and a hook checks a directory for each surface.
+var ownUID = sync.OnceValue(os.Getuid)
 
 // Key turns a session id (or any name) into a safe file name: the id itself
 // when it is short and plain, else a readable prefix and a hash, so that two
@@ -215,11 +230,36 @@ func (s *Store) path(name string) string { return filepath.Join(s.dir, name) }
 
 // Read returns a file's contents; a missing file is (nil, nil).
 func (s *Store) Read(name string) ([]byte, error) {
-	b, err := os.ReadFile(s.path(name))
+	f, err := rawfile.Open(s.path(name), os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
+	} else if err != nil {
+		return nil, err
 	}
-	return b, err
+	defer f.Close()
+	return readAll(f)
+}
+
+// readAll reads f to its end, as os.ReadFile does: in one read when the
+// file's size is right.
+func readAll(f *os.File) ([]byte, error) {
+	size := 512
+	if fi, err := f.Stat(); err == nil && fi.Size() < 1<<30 {
+		size = max(size, int(fi.Size())+1) // +1: the read that sees the end
+	}
+	b := make([]byte, 0, size)
+	for {
+		n, err := f.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		} else if err != nil {
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // grown: the file was written since
+		}
+	}
 }
 
 // Write replaces a file atomically: readers see the old or the new content,
@@ -228,7 +268,7 @@ func (s *Store) Write(name string, data []byte) error {
 	if s.readOnly {
 		return nil
 	}
-	f, err := os.CreateTemp(s.dir, "."+name+".*.tmp")
+	f, err := s.createTemp(name)
 	if err != nil {
 		return err
 	}
@@ -244,6 +284,19 @@ func (s *Store) Write(name string, data []byte) error {
 		return err
 	}
 	return nil
+}
+
+// createTemp makes a new file beside name's, as os.CreateTemp does
+// (".name.<random>.tmp", exclusively, 0600), outside the runtime's poller.
+func (s *Store) createTemp(name string) (*os.File, error) {
+	for range 10000 {
+		tmp := s.path("." + name + "." + strconv.FormatUint(uint64(rand.Uint32()), 10) + ".tmp")
+		f, err := rawfile.Open(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
+	return nil, &os.PathError{Op: "createtemp", Path: s.path("." + name + ".*.tmp"), Err: fs.ErrExist}
 }
 
 // Remove deletes a file; a missing file is fine. Its lock file stays: the
@@ -273,7 +326,7 @@ func (s *Store) Lock(ctx context.Context, name string) (release func(), err erro
 	}
 	path := s.path(name + ".lock")
 	for {
-		f, err := openLock(path)
+		f, err := rawfile.Open(path, os.O_RDWR|os.O_CREATE, 0o600)
 		if err != nil {
 			return nil, err
 		}

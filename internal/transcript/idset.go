@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/hookwire/hookwire/internal/rawfile"
 )
 
 // IDSet is the persistent set of counted message keys: an open-addressing
@@ -39,7 +41,7 @@ const (
 // OpenIDSet opens (or creates) the set at path for s and makes it the set
 // s counts against. Close it after scanning, then save s.
 func OpenIDSet(path string, s *Session) (*IDSet, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := rawfile.Open(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/hookwire/hookwire/internal/rawfile"
 )
 
 // Options shape one scan.
@@ -194,7 +196,7 @@ const tailSize = 64
 
 // scanFile reads path from where the mark named key left off.
 func (s *Session) scanFile(path, key string, main bool, opt Options, buf *[]byte, skipped *int) (done, rescanned bool, err error) {
-	f, err := os.Open(path)
+	f, err := rawfile.Open(path, os.O_RDONLY, 0)
 	if err != nil {
 		return false, false, err
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/hookwire/hookwire/internal/rawfile"
 )
 
 // TailLimits bound LastAssistantText's read from the end of a transcript. A
@@ -178,7 +180,7 @@ func appendText(texts []string, content gjson.Result) []string {
 // stops at fn's first error, or with nil once lim.MaxRead bytes were read
 // (lim's zero fields: the defaults).
 func eachLineBackwards(path string, lim TailLimits, fn func(line []byte, tooLong bool) error) error {
-	f, err := os.Open(path)
+	f, err := rawfile.Open(path, os.O_RDONLY, 0)
 	if err != nil {
 		return err
 	}

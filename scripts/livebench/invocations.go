@@ -25,6 +25,7 @@ type invocationCase struct {
 // invocationRun is one spawn of a case, to its exit.
 type invocationRun struct {
 	Case     string
+	Round    int // from 1: the round ran every case once
 	Ms, CPU  float64
 	Faults   float64 // minor page faults: the binary's pages mapped in, its heap touched
 	Failed   bool
@@ -148,6 +149,7 @@ func timeInvocations(work, dir string, surfaceEnv []string, rounds int) []invoca
 				events++
 			}
 			res := spawn(c, env)
+			res.Round = r
 			if r > 0 { // the first round warms the state and the page cache
 				out = append(out, res)
 			}
@@ -203,7 +205,7 @@ func spawn(c invocationCase, env []string) invocationRun {
 }
 
 // reportInvocations prints every case's p50/p95, wall and CPU, and its
-// p95 over the empty Go binary's.
+// p95 over the empty Go binary's (with its 95 % interval).
 func reportInvocations(w io.Writer, runs []invocationRun) {
 	by, order := byCase(runs)
 	floor := pct(by[floorGo], 0.95)
@@ -211,7 +213,7 @@ func reportInvocations(w io.Writer, runs []invocationRun) {
 	fmt.Fprintf(w, "| command, event | wall p50 / p95 | CPU p50 | p95 over %s |\n|---|---:|---:|---:|\n", floorGo)
 	for _, c := range order {
 		v := by[c]
-		fmt.Fprintf(w, "| %s | %.2f / %.2f | %.2f | %+.2f |\n", c, pct(v, 0.5), pct(v, 0.95), pct(cpuOf(runs, c), 0.5), pct(v, 0.95)-floor)
+		fmt.Fprintf(w, "| %s | %.2f / %.2f | %.2f | %s |\n", c, pct(v, 0.5), pct(v, 0.95), pct(cpuOf(runs, c), 0.5), p95Over(runs, c, pct(v, 0.95)-floor))
 	}
 	for _, r := range runs {
 		if r.Failed {

@@ -32,3 +32,31 @@ func TestInterval(t *testing.T) {
 		t.Errorf("medianOf(nil) = %v, want NaN", d)
 	}
 }
+
+// The p95's interval pairs each case's run with the empty Go binary's of
+// the same round: a case that is the floor plus 2 ms in every round is +2
+// ms over it in every resample, and one drawn apart from it is not.
+func TestP95Interval(t *testing.T) {
+	var runs []invocationRun
+	for r := 1; r <= 200; r++ {
+		ms := 7 + float64((r*37)%50)/10 // 7 to 11.9 ms, spread over the rounds
+		runs = append(runs,
+			invocationRun{Case: floorGo, Round: r, Ms: ms},
+			invocationRun{Case: "shifted", Round: r, Ms: ms + 2},
+			invocationRun{Case: "flat", Round: r, Ms: 9})
+	}
+	if lo, hi, ok := p95Interval(runs, "shifted"); !ok || math.Abs(lo-2) > 1e-9 || math.Abs(hi-2) > 1e-9 {
+		t.Errorf("the floor plus 2 ms: %v to %v (%v), want exactly +2", lo, hi, ok)
+	}
+	// A flat 9 ms against a floor whose p95 is near 11.7: about −2.7 ms,
+	// which the resampled floor's p95 moves.
+	if lo, hi, ok := p95Interval(runs, "flat"); !ok || lo >= hi || hi > -2 || lo < -3.5 {
+		t.Errorf("a flat 9 ms: %v to %v (%v), want an interval around -2.7", lo, hi, ok)
+	}
+	if got := p95Over(runs, "shifted", 2); got != "+2.00 ms (+2.0 to +2.0)" {
+		t.Errorf("p95Over = %q", got)
+	}
+	if _, _, ok := p95Interval(runs[:12], "shifted"); ok {
+		t.Error("four rounds gave an interval")
+	}
+}

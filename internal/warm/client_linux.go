@@ -56,7 +56,9 @@ func handOff(hookwire string, nargs int, args, environ []byte) (code int, why st
 	if err != nil || n < 2 {
 		return 0, "no working directory"
 	}
-	msg := Encode(hookwire, string(pathBuf[:n-1]), syscall.Getppid(), nargs, args, environ)
+	// Into procBuf's room after the environment, where it fits: not a
+	// heap buffer the environment's size, a fresh span's pages each event.
+	msg := Encode(environ[len(environ):], hookwire, string(pathBuf[:n-1]), syscall.Getppid(), nargs, args, environ)
 	if len(msg) > MaxRequest {
 		return 0, "arguments and environment too large"
 	}

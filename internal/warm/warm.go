@@ -72,19 +72,20 @@ type Request struct {
 	Env      []string
 }
 
-// Encode builds a request's bytes: args and env are NUL-terminated fields
-// each (as /proc/self/cmdline and /proc/self/environ are), nargs of them in
-// args.
-func Encode(hookwire, dir string, ppid int, nargs int, args, env []byte) []byte {
-	b := make([]byte, 4, 4+len(Magic)+len(hookwire)+len(dir)+48+len(args)+len(env))
+// Encode appends a request's bytes to dst: args and env are NUL-terminated
+// fields each (as /proc/self/cmdline and /proc/self/environ are), nargs of
+// them in args.
+func Encode(dst []byte, hookwire, dir string, ppid int, nargs int, args, env []byte) []byte {
+	start := len(dst)
+	b := append(dst, 0, 0, 0, 0)
 	b = append(append(b, Magic...), 0)
 	b = append(append(b, hookwire...), 0)
 	b = append(append(b, dir...), 0)
 	b = append(appendInt(b, ppid), 0)
 	b = append(appendInt(b, nargs), 0)
 	b = append(append(b, args...), env...)
-	n := len(b) - 4
-	b[0], b[1], b[2], b[3] = byte(n), byte(n>>8), byte(n>>16), byte(n>>24)
+	n := len(b) - start - 4
+	b[start], b[start+1], b[start+2], b[start+3] = byte(n), byte(n>>8), byte(n>>16), byte(n>>24)
 	return b
 }
 

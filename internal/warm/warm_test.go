@@ -10,7 +10,7 @@ import (
 
 // A request's bytes, stated by hand from the wire's description in warm.go.
 func TestEncode(t *testing.T) {
-	got := Encode("/usr/local/bin/hookwire", "/home/u/proj", 4242, 2,
+	got := Encode(nil, "/usr/local/bin/hookwire", "/home/u/proj", 4242, 2,
 		[]byte("--agent\x00claude\x00"), []byte("HOME=/home/u\x00A=b=c\x00"))
 	body := "hookwire-warm/1\x00/usr/local/bin/hookwire\x00/home/u/proj\x004242\x002\x00--agent\x00claude\x00HOME=/home/u\x00A=b=c\x00"
 	want := append([]byte{byte(len(body)), 0, 0, 0}, body...)
@@ -19,6 +19,13 @@ func TestEncode(t *testing.T) {
 	}
 	if n := Length(got); n != len(body) {
 		t.Fatalf("Length %d, want %d", n, len(body))
+	}
+	// Appended after what dst holds (the client's environment, in its
+	// buffer), the same bytes, dst's own untouched.
+	buf := append(make([]byte, 0, 512), "HOME=/home/u\x00"...)
+	if after := Encode(buf, "/usr/local/bin/hookwire", "/home/u/proj", 4242, 2,
+		[]byte("--agent\x00claude\x00"), []byte("HOME=/home/u\x00A=b=c\x00")); !bytes.Equal(after[len(buf):], want) || string(after[:len(buf)]) != "HOME=/home/u\x00" || &after[0] != &buf[0] {
+		t.Fatalf("Encode after %q: %q", buf, after)
 	}
 	r, ok := Decode(got[4:])
 	if !ok || r.Hookwire != "/usr/local/bin/hookwire" || r.Dir != "/home/u/proj" || r.PPID != 4242 ||

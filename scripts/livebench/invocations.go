@@ -73,7 +73,7 @@ func invocationEvents(work string) []struct {
 }
 
 // invocationCases are the floors, then hookwire serving the five surfaces
-// and each binary alone, on each event.
+// and each binary alone (unless -singles=false), on each event.
 func invocationCases(work, dir string) []invocationCase {
 	empty := filepath.Join(work, "inv", "empty")
 	check(buildEmptyGo(empty))
@@ -90,6 +90,9 @@ func invocationCases(work, dir string) []invocationCase {
 			cases = append(cases, invocationCase{label: clientLabel + ev.name, args: client, stdin: ev.payload, client: true})
 		}
 		for _, b := range binaries {
+			if !singles {
+				break
+			}
 			cases = append(cases, invocationCase{label: b + ", " + ev.name, args: append([]string{filepath.Join(dir, b)}, agentArgs...), stdin: ev.payload})
 		}
 	}
@@ -172,6 +175,9 @@ func timeInvocations(work, dir string, surfaceEnv []string, rounds int) []invoca
 
 // gap is -gap: the pause after each invocation, its deliveries' time.
 var gap time.Duration
+
+// singles is -singles: each surface's own binary is timed too.
+var singles = true
 
 // workerCPU is the warm workers' CPU time for each of the client's events,
 // a mean over the rounds (each worker's threads' time, from /proc): what

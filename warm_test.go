@@ -623,6 +623,36 @@ func TestWarmClientKilled(t *testing.T) {
 	}
 }
 
+// Every thread of both workers (the first, and the sibling it starts, as
+// it starts its successors) has the workers' timer slack, which the client
+// and the hookwire it runs keep the kernel's default of.
+func TestWarmTimerSlack(t *testing.T) {
+	r := newWarmRig(t, "none")
+	workers := r.started()
+	own, err := os.ReadFile(fmt.Sprintf("/proc/%d/timerslack_ns", os.Getpid()))
+	if err != nil {
+		t.Skipf("no timer slack to read here: %v", err)
+	}
+	for _, pid := range workers {
+		tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+		if err != nil || len(tasks) == 0 {
+			t.Fatalf("worker %d's threads: %v %v", pid, tasks, err)
+		}
+		for _, task := range tasks {
+			b, err := os.ReadFile("/proc/" + task.Name() + "/timerslack_ns")
+			if err != nil {
+				t.Skipf("worker %d's timer slack cannot be read here: %v", pid, err)
+			}
+			if got := strings.TrimSpace(string(b)); got != "1000000" {
+				t.Errorf("worker %d, thread %s: timer slack %s ns, want 1000000 (this test's: %s)", pid, task.Name(), got, strings.TrimSpace(string(own)))
+			}
+		}
+	}
+	if strings.TrimSpace(string(own)) == "1000000" {
+		t.Errorf("this test runs with the workers' slack already: the check says nothing")
+	}
+}
+
 // A descriptor the agent's hook inherited without close-on-exec (a pipe the
 // agent reads to its end) is not kept by the workers the first event
 // starts, which live for half an hour: the pipe ends with the client and

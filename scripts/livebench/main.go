@@ -228,7 +228,7 @@ func main() {
 	tools := flag.Int("tools", 3, "tool calls in the scripted session (1 to 3)")
 	five := flag.Bool("five", true, "run the arms of the five binaries (true, and each -bin); -five=false keeps none, truec and hookwire")
 	flag.DurationVar(&gap, "gap", 0, "with -invocations: wait this long after each invocation, and for the warm workers' deliveries, before the next: each then starts on a machine the last one's deliveries have left (0: back to back)")
-	flag.BoolVar(&singles, "singles", true, "with -invocations: time each surface's own binary too; -singles=false keeps the floors, hookwire and hookwire-client (a third of the rounds' time)")
+	flag.BoolVar(&singles, "singles", true, "with -invocations: time each surface's own binary too; -singles=false keeps the floors, hookwire and hookwire-client (a third of the rounds' time; its p95s compare builds with each other, not with a full run's)")
 	invocations := flag.Int("invocations", 0, "also time this many interleaved rounds of single invocations (each binary, hookwire, an empty static Go binary, /bin/true) outside any agent")
 	write := flag.Bool("write", false, "write the summary into docs/performance.md (and README.md) between their livebench marks")
 	issue23 := flag.Bool("issue23", false, "issue 23's measurement: -agents claude,gemini -tools 1 -five=false -combined -invocations 300 (flags given explicitly still win)")

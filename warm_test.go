@@ -626,8 +626,8 @@ func TestWarmClientKilled(t *testing.T) {
 }
 
 // Every thread of both workers (the first, and the sibling it starts, as
-// it starts its successors) has the workers' timer slack, which the client
-// and the hookwire it runs keep the kernel's default of.
+// it starts its successors) has the workers' timer slack; this test's own,
+// which its hooks and their hookwire inherit, is not that.
 func TestWarmTimerSlack(t *testing.T) {
 	r := newWarmRig(t, "none")
 	workers := r.started()

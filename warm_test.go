@@ -657,6 +657,40 @@ func TestWarmTimerSlack(t *testing.T) {
 	}
 }
 
+// Both workers (the first, and the sibling it starts, as it starts its
+// successors) run their goroutines on one processor, which their
+// environment asks the runtime for; a GOMAXPROCS of the user's own, from
+// the hook's environment, wins.
+func TestWarmOneProcessor(t *testing.T) {
+	for _, own := range []string{"", "3"} {
+		r := newWarmRig(t, "none")
+		want := "GOMAXPROCS=1"
+		if slices.ContainsFunc(r.env, func(kv string) bool { return strings.HasPrefix(kv, "GOMAXPROCS=") }) {
+			t.Fatalf("the rig's environment sets GOMAXPROCS already: the check says nothing")
+		}
+		if own != "" {
+			want = "GOMAXPROCS=" + own
+			r.env = append(r.env, want)
+		}
+		for _, pid := range r.started() {
+			b, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+			if err != nil {
+				t.Fatalf("worker %d's environment: %v", pid, err)
+			}
+			var procs []string
+			for _, kv := range strings.Split(string(b), "\x00") {
+				if strings.HasPrefix(kv, "GOMAXPROCS=") {
+					procs = append(procs, kv)
+				}
+			}
+			if !slices.Equal(procs, []string{want}) {
+				t.Errorf("worker %d (hook environment with GOMAXPROCS %q): %q, want %s", pid, own, procs, want)
+			}
+		}
+		r.stopWorkers()
+	}
+}
+
 // A descriptor the agent's hook inherited without close-on-exec (a pipe the
 // agent reads to its end) is not kept by the workers the first event
 // starts, which live for half an hour: the pipe ends with the client and

@@ -130,14 +130,29 @@ func strayCloseOnExec() {
 // runtime's settings. Each event brings its own.
 func warmEnv() []string {
 	var env []string
+	procs := false
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		if k == "XDG_RUNTIME_DIR" || k == "TMPDIR" || k == "HOME" || k == "XDG_CACHE_HOME" || strings.HasPrefix(k, "GO") {
 			env = append(env, kv)
+			procs = procs || k == "GOMAXPROCS"
 		}
+	}
+	if !procs { // a GOMAXPROCS of the user's own wins
+		env = append(env, warmProcs)
 	}
 	return env
 }
+
+// warmProcs runs a worker's goroutines one at a time, on one core: an event
+// is one hook at a time up to the agent's release, then deliveries that
+// mostly wait for the surfaces, and two workers share the cores between
+// them. A second processor only handed goroutines from thread to thread:
+// with one, a worker's event takes a third fewer context switches and an
+// eighth less CPU, and the client waits no longer (docs/performance.md).
+// Successors inherit it with the rest of the worker's environment; the
+// hook's own children get the event's.
+const warmProcs = "GOMAXPROCS=1"
 
 // Warm is `hookwire warm`: with no argument, start the workers in the
 // background (a person's way; hookwire-client's is EnvStart). StartWarm's

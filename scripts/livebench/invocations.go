@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -20,6 +21,21 @@ type invocationCase struct {
 	stdin []byte
 	// client: hookwire-client, whose workers must be waiting (not timed)
 	client bool
+	build  int // the build it runs, whose runtime directory is its own
+}
+
+// A build is one -bin set: its label and its directory. With several, each
+// has its hookwire, client and binaries timed in the same rounds, its
+// labels say which, and its warm workers wait on a runtime directory of
+// their own (one build's client would be refused by another's workers).
+type build struct{ label, dir string }
+
+// tag is a case's name for build b: the build's label, with several.
+func tag(name string, builds []build, b int) string {
+	if len(builds) == 1 {
+		return name
+	}
+	return name + " [" + builds[b].label + "]"
 }
 
 // invocationRun is one spawn of a case, to its exit.
@@ -72,9 +88,10 @@ func invocationEvents(work string) []struct {
 	}
 }
 
-// invocationCases are the floors, then hookwire serving the five surfaces
-// and each binary alone (unless -singles=false), on each event.
-func invocationCases(work, dir string) []invocationCase {
+// invocationCases are the floors, then, for each build, hookwire serving
+// the five surfaces and each binary alone (unless -singles=false), on each
+// event.
+func invocationCases(work string, builds []build) []invocationCase {
 	empty := filepath.Join(work, "inv", "empty")
 	check(buildEmptyGo(empty))
 	cases := []invocationCase{{label: floorGo, args: []string{empty}}, {label: floorTrue, args: []string{"/bin/true"}}}
@@ -83,17 +100,19 @@ func invocationCases(work, dir string) []invocationCase {
 		if ev.agent != "" {
 			agentArgs = []string{"--agent", ev.agent}
 		}
-		hw := append([]string{filepath.Join(dir, "hookwire"), "--surfaces", strings.Join(binaries, ",")}, agentArgs...)
-		cases = append(cases, invocationCase{label: "hookwire (five surfaces), " + ev.name, args: hw, stdin: ev.payload})
-		if _, err := os.Stat(filepath.Join(dir, warm.ClientName)); err == nil {
-			client := append([]string{filepath.Join(dir, warm.ClientName)}, hw[1:]...)
-			cases = append(cases, invocationCase{label: clientLabel + ev.name, args: client, stdin: ev.payload, client: true})
-		}
-		for _, b := range binaries {
-			if !singles {
-				break
+		for i, bd := range builds {
+			hw := append([]string{filepath.Join(bd.dir, "hookwire"), "--surfaces", strings.Join(binaries, ",")}, agentArgs...)
+			cases = append(cases, invocationCase{label: tag("hookwire (five surfaces)", builds, i) + ", " + ev.name, args: hw, stdin: ev.payload, build: i})
+			if _, err := os.Stat(filepath.Join(bd.dir, warm.ClientName)); err == nil {
+				client := append([]string{filepath.Join(bd.dir, warm.ClientName)}, hw[1:]...)
+				cases = append(cases, invocationCase{label: tag(strings.TrimSuffix(clientLabel, ", "), builds, i) + ", " + ev.name, args: client, stdin: ev.payload, client: true, build: i})
 			}
-			cases = append(cases, invocationCase{label: b + ", " + ev.name, args: append([]string{filepath.Join(dir, b)}, agentArgs...), stdin: ev.payload})
+			for _, b := range binaries {
+				if !singles {
+					break
+				}
+				cases = append(cases, invocationCase{label: tag(b, builds, i) + ", " + ev.name, args: append([]string{filepath.Join(bd.dir, b)}, agentArgs...), stdin: ev.payload, build: i})
+			}
 		}
 	}
 	return cases
@@ -121,8 +140,8 @@ func buildEmptyGo(out string) error {
 // from round to round, each with its payload on a pipe the agent closed, in
 // a home of its own with every surface up (state warm after the first
 // round, as in a session).
-func timeInvocations(work, dir string, surfaceEnv []string, rounds int) []invocationRun {
-	cases := invocationCases(work, dir)
+func timeInvocations(work string, builds []build, surfaceEnv []string, rounds int) []invocationRun {
+	cases := invocationCases(work, builds)
 	caseOrder = nil
 	for _, c := range cases {
 		caseOrder = append(caseOrder, c.label)
@@ -131,45 +150,58 @@ func timeInvocations(work, dir string, surfaceEnv []string, rounds int) []invoca
 	for _, d := range []string{home, filepath.Join(home, "tmp")} {
 		check(os.MkdirAll(d, 0o700))
 	}
-	run, err := runtimeDir(filepath.Join(work, "inv"))
-	check(err)
-	defer os.RemoveAll(run)
 	check(writeFile(filepath.Join(home, "tmp", "claude_coral_"+coralUUID+".log"), ""))
-	check(noctaliaIn(work, run))
-	env := append([]string{"HOME=" + home, "XDG_RUNTIME_DIR=" + run, "TMPDIR=" + filepath.Join(home, "tmp"),
-		"PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"}, surfaceEnv...)
+	runs, envs := make([]string, len(builds)), make([][]string, len(builds))
+	for i := range builds {
+		run, err := runtimeDir(filepath.Join(work, "inv", strconv.Itoa(i)))
+		check(err)
+		defer os.RemoveAll(run)
+		check(noctaliaIn(work, run))
+		runs[i] = run
+		envs[i] = append([]string{"HOME=" + home, "XDG_RUNTIME_DIR=" + run, "TMPDIR=" + filepath.Join(home, "tmp"),
+			"PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"}, surfaceEnv...)
+	}
 	var out []invocationRun
-	var workers0 float64
-	events := 0
+	workers0 := make([]workerUse, len(builds))
+	events := make([]int, len(builds))
 	for r := range rounds + 1 {
 		if r == 1 {
-			workers0 = workersCPU(run)
+			for i, run := range runs {
+				workers0[i] = workersUse(run)
+			}
 		}
 		for i := range cases {
 			c := cases[(i+r)%len(cases)]
 			if c.client && r > 0 {
-				check(waitWarm(run)) // as an agent's next event finds them
-				events++
+				check(waitWarm(runs[c.build])) // as an agent's next event finds them
+				events[c.build]++
 			}
-			res := spawn(c, env)
+			res := spawn(c, envs[c.build])
 			res.Round = r
 			if r > 0 { // the first round warms the state and the page cache
 				out = append(out, res)
 			}
 			if gap > 0 {
 				time.Sleep(gap)
-				testkit.WarmSettled(run, 5*time.Second)
+				for _, run := range runs {
+					testkit.WarmSettled(run, 5*time.Second)
+				}
 			}
 		}
 		if r%50 == 0 {
 			fmt.Fprintf(os.Stderr, "invocations: round %d of %d\n", r, rounds)
 		}
 	}
-	if events > 0 {
-		time.Sleep(500 * time.Millisecond) // the last deliveries
-		workerCPU = (workersCPU(run) - workers0) / float64(events)
+	time.Sleep(500 * time.Millisecond) // the last deliveries
+	workerLoad = nil
+	for i, run := range runs {
+		if events[i] > 0 {
+			u := workersUse(run)
+			n := float64(events[i])
+			workerLoad = append(workerLoad, workerUse{label: tag("", builds, i), cpu: (u.cpu - workers0[i].cpu) / n, switches: (u.switches - workers0[i].switches) / n})
+		}
+		testkit.StopWarm(run)
 	}
-	testkit.StopWarm(run)
 	return out
 }
 
@@ -179,10 +211,11 @@ var gap time.Duration
 // singles is -singles: each surface's own binary is timed too.
 var singles = true
 
-// workerCPU is the warm workers' CPU time for each of the client's events,
-// a mean over the rounds (each worker's threads' time, from /proc): what
-// the client's own CPU leaves out.
-var workerCPU float64
+// workerLoad is, for each build with a client, its warm workers' CPU time
+// and context switches for each of the client's events, means over the
+// rounds (each worker's threads', from /proc): what the client's own CPU
+// leaves out.
+var workerLoad []workerUse
 
 // spawn runs one case, spawn to exit.
 func spawn(c invocationCase, env []string) invocationRun {
@@ -221,6 +254,7 @@ func reportInvocations(w io.Writer, runs []invocationRun) {
 		v := by[c]
 		fmt.Fprintf(w, "| %s | %.2f / %.2f | %.2f | %s |\n", c, pct(v, 0.5), pct(v, 0.95), pct(cpuOf(runs, c), 0.5), p95Over(runs, c, pct(v, 0.95)-floor))
 	}
+	fmt.Fprint(w, workersLine(workerLoad))
 	for _, r := range runs {
 		if r.Failed {
 			fmt.Fprintf(w, "\n(%s: exit status %d: a hook must exit 0)\n", r.Case, r.ExitCode)

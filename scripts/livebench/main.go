@@ -234,7 +234,7 @@ func main() {
 	issue23 := flag.Bool("issue23", false, "issue 23's measurement: -agents claude,gemini -tools 1 -five=false -combined -invocations 300 (flags given explicitly still win)")
 	serve := flag.Bool("serve", false, "only start the surfaces, print their environment, and serve until killed (to profile a binary by hand)")
 	var sets bins
-	flag.Var(&sets, "bin", "LABEL=DIR: a set of hookwire binaries to measure (repeatable; default: this module, built)")
+	flag.Var(&sets, "bin", "LABEL=DIR: a set of hookwire binaries to measure (repeatable; default: this module, built); with -invocations each set is timed in the same rounds, its cases labelled [LABEL], its warm workers on a runtime directory of their own")
 	flag.Parse()
 	if *issue23 {
 		given := map[string]bool{}
@@ -269,12 +269,14 @@ func main() {
 		sets = append(sets, "built="+dir)
 	}
 	arms := []arm{{label: "none"}}
+	var builds []build
 	for i, s := range sets {
 		label, dir, ok := strings.Cut(s, "=")
 		if !ok {
 			check(fmt.Errorf("-bin %q: want LABEL=DIR", s))
 		}
 		dir, _ = filepath.Abs(dir)
+		builds = append(builds, build{label, dir})
 		if !*five {
 			arms = append(arms, arm{label: label, dir: dir, skip: true})
 			continue
@@ -298,7 +300,9 @@ func main() {
 		last := arms[len(arms)-1]
 		arms = append(arms, arm{label: "true1", dir: last.dir, instead: "/bin/true", only: *one}, arm{label: "one", dir: last.dir, only: *one})
 	}
-	last := arms[len(arms)-1].dir
+	if *write && len(builds) > 1 {
+		check(errors.New("-write takes one -bin: the tables are one build's"))
+	}
 	arms = slices.DeleteFunc(arms, func(a arm) bool { return a.skip })
 	env := surfaces(work)
 	cache := filepath.Join(os.Getenv("HOME"), ".cache", "hookwire", "agents")
@@ -336,7 +340,7 @@ func main() {
 	report(os.Stdout, results, arms)
 	var inv []invocationRun
 	if *invocations > 0 {
-		inv = timeInvocations(work, last, env, *invocations)
+		inv = timeInvocations(work, builds, env, *invocations)
 		reportInvocations(os.Stdout, inv)
 	}
 	sum := summary(results, inv, *runs, *tools)
@@ -762,8 +766,20 @@ func check(err error) {
 // nanoseconds where the process's stat counts ticks of 10 ms). A worker
 // that ended takes its time with it: it is the worker whose event was its
 // last (an approval), none in these sessions.
-func workersCPU(run string) float64 {
-	var ns int64
+func workersCPU(run string) float64 { return workersUse(run).cpu }
+
+// A workerUse is what warm workers have spent: CPU in milliseconds, and
+// context switches (each a wake-up or a preemption of one of their
+// threads), so far or, in workerLoad, an event. label names their build.
+type workerUse struct {
+	label         string
+	cpu, switches float64
+}
+
+// workersUse is what the warm workers serving run's socket have spent so
+// far: every thread's, from its schedstat (CPU in nanoseconds, and the
+// times it waited to run: its switches in).
+func workersUse(run string) (u workerUse) {
 	procs, _ := os.ReadDir("/proc")
 	for _, p := range procs {
 		cmdline, _ := os.ReadFile(filepath.Join("/proc", p.Name(), "cmdline"))
@@ -774,12 +790,13 @@ func workersCPU(run string) float64 {
 		tasks, _ := filepath.Glob(filepath.Join("/proc", p.Name(), "task", "*", "schedstat"))
 		for _, t := range tasks {
 			b, _ := os.ReadFile(t)
-			var on int64
-			fmt.Sscan(string(b), &on)
-			ns += on
+			var on, waited, runs int64
+			fmt.Sscan(string(b), &on, &waited, &runs)
+			u.cpu += float64(on) / 1e6
+			u.switches += float64(runs)
 		}
 	}
-	return float64(ns) / 1e6
+	return u
 }
 
 // startWarm starts the warm workers of the hooks' environment env, as the

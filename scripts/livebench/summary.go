@@ -207,10 +207,21 @@ func invocationTable(inv []invocationRun) string {
 		v := by[c]
 		fmt.Fprintf(&b, "| %s | %.2f ms | %.2f ms | %.2f ms | %.0f | %s |\n", c, pct(v, 0.5), pct(v, 0.95), pct(cpuOf(inv, c), 0.5), pct(faultsOf(inv, c), 0.5), p95Over(inv, c, pct(v, 0.95)-floor))
 	}
-	if workerCPU > 0 {
-		fmt.Fprintf(&b, "\nhookwire-client's CPU is its own; the workers spent %.2f ms of CPU on each of its events besides (a mean over the rounds), its deliveries included.\n", workerCPU)
-	}
+	b.WriteString(workersLine(workerLoad))
 	return b.String()
+}
+
+// workersLine says what each build's warm workers spent on each of its
+// client's events.
+func workersLine(load []workerUse) string {
+	if len(load) == 0 {
+		return ""
+	}
+	var each []string
+	for _, u := range load {
+		each = append(each, fmt.Sprintf("%.2f ms of CPU and %.1f context switches%s", u.cpu, u.switches, u.label))
+	}
+	return fmt.Sprintf("\nhookwire-client's CPU is its own; the workers spent %s on each of its events besides (means over the rounds), its deliveries included.\n", strings.Join(each, ", "))
 }
 
 func agentNames(results []result) []string {

@@ -148,7 +148,7 @@ func warmEnv() []string {
 // is one hook at a time up to the agent's release, then deliveries that
 // mostly wait for the surfaces, and two workers share the cores between
 // them. A second processor only handed goroutines from thread to thread:
-// with one, a worker's event takes a third fewer context switches and an
+// with one, a worker's event takes a quarter fewer context switches and an
 // eighth less CPU, and the client waits no longer (docs/performance.md).
 // Successors inherit it with the rest of the worker's environment; the
 // hook's own children get the event's.

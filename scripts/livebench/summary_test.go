@@ -2,6 +2,10 @@ package main
 
 import (
 	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -58,5 +62,42 @@ func TestP95Interval(t *testing.T) {
 	}
 	if _, _, ok := p95Interval(runs[:12], "shifted"); ok {
 		t.Error("four rounds gave an interval")
+	}
+}
+
+// The table's commit says "with changes" for an edit the binaries are
+// built from, not for the docs the run itself rewrites.
+func TestCommitChanges(t *testing.T) {
+	dir := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.org"}, args...)...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v: %s", args, err, out)
+		}
+	}
+	write := func(name, s string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git("init", "-q")
+	write("README.md", "table\n")
+	write("main.go", "package main\n")
+	git("add", ".")
+	git("commit", "-q", "-m", "one")
+	t.Chdir(dir)
+	if c := commit(); !strings.HasPrefix(c, "commit ") || strings.Contains(c, "changes") {
+		t.Errorf("a clean checkout: %q", c)
+	}
+	write("README.md", "another table\n")
+	if c := commit(); strings.Contains(c, "changes") {
+		t.Errorf("the docs edited: %q, want no changes", c)
+	}
+	write("main.go", "package main // edited\n")
+	if c := commit(); !strings.HasSuffix(c, " with changes") {
+		t.Errorf("the code edited: %q, want with changes", c)
 	}
 }

@@ -769,16 +769,18 @@ func check(err error) {
 func workersCPU(run string) float64 { return workersUse(run).cpu }
 
 // A workerUse is what warm workers have spent: CPU in milliseconds, and
-// context switches (each a wake-up or a preemption of one of their
-// threads), so far or, in workerLoad, an event. label names their build.
+// context switches (the times one of their threads was put on a CPU, woken
+// or after a preemption), so far or, in workerLoad, an event. label names
+// their build.
 type workerUse struct {
 	label         string
 	cpu, switches float64
 }
 
 // workersUse is what the warm workers serving run's socket have spent so
-// far: every thread's, from its schedstat (CPU in nanoseconds, and the
-// times it waited to run: its switches in).
+// far: every thread's, from its schedstat (its time on a CPU in
+// nanoseconds, its time waiting for one, and how many times it was put on
+// one).
 func workersUse(run string) (u workerUse) {
 	procs, _ := os.ReadDir("/proc")
 	for _, p := range procs {

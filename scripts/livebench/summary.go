@@ -23,9 +23,9 @@ const (
 	shortEnd            = "<!-- livebench-summary: end -->"
 )
 
-// loadAtStart is the load average when the measurement began, and
-// measured the checkout it measured: read then, before the run's own edits
-// of the docs (or a person's, while it runs) could count as changes.
+// loadAtStart is the load average when the measurement began, and measured
+// the checkout it began from: read then, before the run's own edits of the
+// docs (or a person's, while it runs) could count as changes.
 var (
 	loadAtStart = loadAverage()
 	measured    = commit()

@@ -22,7 +22,6 @@ import (
 	"github.com/hookwire/hookwire/internal/trailboss"
 	"github.com/hookwire/hookwire/internal/transport"
 	"github.com/hookwire/hookwire/internal/vpet"
-	"github.com/hookwire/hookwire/internal/warm"
 )
 
 // binaries is the suite. A new binary joins the golden tests, the hostile
@@ -68,7 +67,6 @@ func TestMain(m *testing.M) {
 		cmds[name] = func() { testSeams(); hook.Main(bin()) }
 	}
 	cmds["hookwire"] = func() { testSeams(); combined.Main() }
-	cmds["hookwire-client"] = warm.Client
 	testscript.Main(testkit.CleanupAfter(m), cmds)
 }
 
@@ -150,7 +148,6 @@ func TestScript(t *testing.T) {
 			env.Setenv("BIN", filepath.Dir(bin))
 			env.Setenv("PATH", filepath.Dir(bin))
 			env.Setenv("XDG_RUNTIME_DIR", filepath.Join(env.WorkDir, "run"))
-			env.Defer(func() { testkit.StopWarm(filepath.Join(env.WorkDir, "run")) }) // hookwire-client's workers
 			env.Setenv("GORACE", raceOptions)
 			env.Setenv("UID", strconv.Itoa(os.Getuid()))
 			// The machine's name, which hookwire relay's Hello carries.

@@ -22,7 +22,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hookwire/hookwire/internal/warm"
 )
 
 // The platforms .goreleaser.yaml builds for, as its build lines say them.
@@ -230,9 +229,7 @@ func assertStatic(t *testing.T, path string) {
 	}
 }
 
-// versionOf runs bin --version, in a state directory of the test's own:
-// hookwire-client, finding no worker, runs the hookwire beside it, which
-// starts one there (it ends once the binary is removed).
+// versionOf runs bin --version, in a state directory of the test's own.
 func versionOf(t *testing.T, bin string) (string, error) {
 	cmd := exec.Command(bin, "--version")
 	cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+t.TempDir())
@@ -240,14 +237,8 @@ func versionOf(t *testing.T, bin string) (string, error) {
 	return strings.TrimSpace(string(out)), err
 }
 
-// wantVersion is what name --version prints: hookwire-client's arguments
-// are the hookwire's beside it.
-func wantVersion(name, version string) string {
-	if name == warm.ClientName {
-		name = "hookwire"
-	}
-	return name + " " + version
-}
+// wantVersion is what name --version prints.
+func wantVersion(name, version string) string { return name + " " + version }
 
 func commands(t *testing.T) []string {
 	t.Helper()

@@ -9,13 +9,9 @@ import (
 // procRoot is /proc; tests point it elsewhere.
 var procRoot = "/proc"
 
-// HookProcess is the process the agent ran for this event, and its parent:
-// this process, unless a warm hookwire serves the event for the client the
-// agent ran (internal/warm), which puts the client's in its place.
-var HookProcess = OwnProcess
-
-// OwnProcess is this process and its parent.
-func OwnProcess() (pid, ppid int) { return os.Getpid(), os.Getppid() }
+// HookProcess is the process the agent ran for this event (this one), and
+// its parent.
+func HookProcess() (pid, ppid int) { return os.Getpid(), os.Getppid() }
 
 // maxHops bounds the walk up the process tree: an agent runs a hook as
 // `sh -c`, so the chain is binary → sh → agent, plus wrappers.
@@ -42,39 +38,8 @@ func (d *Dialect) Process(session string, getenv func(string) string) int {
 	return 0
 }
 
-// remembered are /proc/<pid>/stat of the process the agent ran and its
-// ancestors, as they were when the event came (Remember): a warm worker
-// delivers after it let the agent's client go, when the processes between
-// the agent and the client (the shell of `sh -c`, a wrapper's shell) are
-// gone.
-var remembered map[int][]byte
-
-// Remember keeps /proc/<pid>/stat of pid and of its ancestors as far as
-// Process walks, for ProcStat. A warm worker calls it before each hook it
-// runs, and with 0 after, to forget. (Which of them will be gone is not
-// known: a nested shell is as transient as the first, so the whole walk is
-// kept, about 15 µs a process while the agent waits: BenchmarkRemember.)
-func Remember(pid int) {
-	remembered = map[int][]byte{}
-	for range maxHops + 1 {
-		b, err := readStat(pid)
-		if err != nil || pid <= 1 {
-			return
-		}
-		remembered[pid] = b
-		if pid = ppidOf(b); pid == 0 {
-			return
-		}
-	}
-}
-
-// ProcStat is /proc/<pid>/stat, or what Remember kept of it.
-func ProcStat(pid int) ([]byte, error) {
-	if b, ok := remembered[pid]; ok {
-		return b, nil
-	}
-	return readStat(pid)
-}
+// ProcStat is /proc/<pid>/stat.
+func ProcStat(pid int) ([]byte, error) { return readStat(pid) }
 
 // parentOf reads the parent pid from /proc/<pid>/stat.
 func parentOf(pid int) int {

@@ -1,10 +1,8 @@
 package agent
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -47,9 +45,7 @@ func TestClaudeOwns(t *testing.T) {
 	}
 }
 
-// readStat reads a stat file whole, even one longer than any real one, and
-// Remember keeps what ProcStat then returns, the walk up from this test's
-// process included.
+// readStat reads a stat file whole, even one longer than any real one.
 func TestReadStat(t *testing.T) {
 	long := "20 (claude) S 1" + strings.Repeat(" 18446744073709551615", 60) // longer than any real one
 	procRoot = t.TempDir()
@@ -64,24 +60,4 @@ func TestReadStat(t *testing.T) {
 		t.Error("readStat of no process: no error")
 	}
 
-	Remember(os.Getpid())
-	defer Remember(0)
-	if len(remembered) < 2 {
-		t.Fatalf("Remember kept %d processes, want this one and its parent at least", len(remembered))
-	}
-	want, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(os.Getppid()), "stat"))
-	if b, _ := ProcStat(os.Getppid()); !bytes.Equal(b, want) {
-		t.Errorf("ProcStat(parent) = %q, want %q", b, want)
-	}
-}
-
-// What a warm worker pays, per event, before it lets the agent go: the
-// stat files of the walk up from the hook's process (the tests' walk is
-// this process's).
-func BenchmarkRemember(b *testing.B) {
-	for b.Loop() {
-		Remember(os.Getpid())
-	}
-	b.ReportMetric(float64(len(remembered)), "processes")
-	Remember(0)
 }

@@ -7,8 +7,8 @@ import (
 )
 
 // readStat reads /proc/<pid>/stat with three system calls, where
-// os.ReadFile makes ten (the poller's checks, a stat for the size): a warm
-// worker reads the whole walk while the agent waits for it (Remember).
+// os.ReadFile makes ten (the poller's checks, a stat for the size): the
+// walk up the process tree reads one per ancestor while the agent waits.
 // One read takes the line whole: the kernel writes it at once, and its 52
 // fields fit in the buffer (what Process reads of it comes first anyway).
 func readStat(pid int) ([]byte, error) {

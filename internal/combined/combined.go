@@ -13,10 +13,8 @@ import (
 	"github.com/hookwire/hookwire/internal/hook"
 	"github.com/hookwire/hookwire/internal/install"
 	"github.com/hookwire/hookwire/internal/pulse"
-	"github.com/hookwire/hookwire/internal/text"
 	"github.com/hookwire/hookwire/internal/trailboss"
 	"github.com/hookwire/hookwire/internal/vpet"
-	"github.com/hookwire/hookwire/internal/warm"
 )
 
 // Hookwire is the hookwire binary: every surface, served from one process.
@@ -42,10 +40,6 @@ over the neutral {}; between two of a kind, the surface named first.
 hookwire remote HOST… shows, on this desktop's surfaces, the agents that run on
 other machines, over your own ssh (hookwire remote --help, docs/remote.md).
 
-On Linux, setup (unless --no-warm) and install --warm write hookwire-client in
-the hooks: it hands each event to a hookwire already started (hookwire warm starts them;
-docs/hookwire.md, the warm path).
-
 Always exits 0 in hook mode; prints nothing but a reply the agent's protocol needs.`,
 	}
 	specs := map[string]install.Spec{}
@@ -55,28 +49,16 @@ Always exits 0 in hook mode; prints nothing but a reply the agent's protocol nee
 		specs[s.Name] = s.Spec
 	}
 	c.Hooks = func(name, agent, event string) bool { return specs[name].Hooks(agent, event) }
-	// Not hooks: remote shows other machines' agents on this desktop
-	// (remote.go); warm starts the worker hookwire-client hands events to
-	// (warm_linux.go).
-	c.Direct = map[string]func([]string, *os.File, io.Writer, io.Writer) int{"remote": Remote, "warm": Warm}
+	// Not a hook: remote shows other machines' agents on this desktop
+	// (remote.go).
+	c.Direct = map[string]func([]string, *os.File, io.Writer, io.Writer) int{"remote": Remote}
 	c.Commands = func(given []string) []hook.Command { return commands(surfaces, c.Default, given) }
 	return c
 }
 
-// Main is the hookwire binary. Run by hookwire-client because no worker took
-// the event (warm.EnvStart), it starts one for the next, once the hook is
-// done.
+// Main is the hookwire binary.
 func Main() {
-	why, start := os.LookupEnv(warm.EnvStart)
-	os.Unsetenv(warm.EnvStart)
-	if start {
-		hook.ColdNote = "warm: hookwire-client ran hookwire itself (" + text.Clip(why, 200) + "); a worker starts for the next event"
-	}
-	code := hook.RunCombined(Hookwire(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	if start {
-		StartWarm()
-	}
-	os.Exit(code)
+	os.Exit(hook.RunCombined(Hookwire(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
 // unionSpec is what hookwire installs for the surfaces named.
@@ -90,11 +72,12 @@ func unionSpec(surfaces []install.Surface, names []string) install.Spec {
 		}
 	}
 	spec := install.Union("hookwire", []string{"--surfaces", strings.Join(names, ",")}, chosen...)
-	spec.Client = warm.ClientName // on Linux, when installed beside hookwire
-	spec.ClientCheck, spec.ClientEnd = warmCheck, warmEnd
 	// The surfaces' own binaries' hooks are replaced, not doubled: each
-	// event would otherwise reach the surface twice.
+	// event would otherwise reach the surface twice. So are the lines of
+	// hookwire-client, which earlier setups wrote (the warm path's client:
+	// every hook runs hookwire itself now).
 	spec.Legacy = append(spec.Legacy, names...)
+	spec.Former, spec.FormerCheck = formerClient, formerCheck
 	for _, s := range chosen {
 		if len(s.Ask) > 0 {
 			// install --approvals: the line that waits for a person

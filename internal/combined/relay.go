@@ -13,7 +13,6 @@ import (
 	"github.com/hookwire/hookwire/internal/hook"
 	"github.com/hookwire/hookwire/internal/install"
 	"github.com/hookwire/hookwire/internal/remote"
-	"github.com/hookwire/hookwire/internal/warm"
 )
 
 // relayCmd is `hookwire relay`: the agent's machine's end of `hookwire
@@ -81,7 +80,7 @@ func relayCommand(surfaces []install.Surface) hook.Command {
 		names, all = append(names, s.Name), append(all, s.Spec)
 	}
 	spec := install.Union("hookwire", []string{"--surfaces", strings.Join(names, ",")}, all...)
-	spec.Client = warm.ClientName
+	spec.Former = formerClient
 	specs := []install.Spec{spec}
 	for _, s := range surfaces {
 		if slices.Contains(crossing, s.Name) {

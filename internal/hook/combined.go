@@ -204,28 +204,13 @@ func (inv *Invocation) combine(c Combined, names, args []string) {
 	inv.parseMu.Lock()
 	inv.shared = map[string]agent.Event{}
 	inv.parseMu.Unlock()
-	// A warm worker's hook (first.go): after the session's earlier events,
-	// and the agent let go first when no surface can decide this one; both
-	// known from the payload alone, before the transcripts are read.
-	first := false
-	if Release != nil {
-		pre := inv.quickParse(agentFlag, positional)
-		defer inv.inOrder(pre)()
-		first = inv.answerFirst(serving(c, bins, pre), pre, rest)
-	}
 	ev := inv.Payload(agentFlag, positional)
 	inv.Observe(ev)
 	serve := serving(c, bins, ev)
 	subs, outs := inv.serve(serve, args)
 	// The agent may be waiting for the reply (an approval): it goes first,
 	// before the finishers are started and the lines written.
-	if !first {
-		inv.replyOnce(subs, outs)
-	} else if i := pickReply(outs); i >= 0 && !bytes.Equal(outs[i].Bytes(), inv.firstReply) {
-		// Not expected (Decides said no surface decides): said where a
-		// person debugging looks.
-		inv.Notef("warm: %s's reply %q came after the agent was let go with %q", subs[i].bin.Name, clipReply(outs[i].Bytes()), clipReply(inv.firstReply))
-	}
+	inv.replyOnce(subs, outs)
 	inv.oneFinisher(c, subs, args)
 	for _, sub := range subs {
 		sub.finish() // after the finisher's pid is known
@@ -431,7 +416,7 @@ func (inv *Invocation) child(b *Binary, out io.Writer) *Invocation {
 		}
 	}
 	sub.stdinOnce.Do(func() {})
-	sub.rec = record{Binary: b.Name, Version: inv.rec.Version, DryRun: sub.dryRun, Warm: Warm}
+	sub.rec = record{Binary: b.Name, Version: inv.rec.Version, DryRun: sub.dryRun}
 	return sub
 }
 

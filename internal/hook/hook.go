@@ -112,8 +112,7 @@ type Binary struct {
 	Neutral func(ev agent.Event) string
 	// Decides reports whether the binary may answer ev with a decision (an
 	// approval) on a hook line with no flag but --agent; nil: it never
-	// does. A warm worker lets the agent go before delivering an event none
-	// of its surfaces decides (first.go).
+	// does.
 	Decides func(ev agent.Event) bool
 	// Commands are subcommands for a person at a terminal (install,
 	// doctor, …): they print, and fail with a non-zero status.
@@ -177,9 +176,6 @@ type Invocation struct {
 	finisher string
 	// laterQueue is the queue a finisher drains (later.go), "" otherwise.
 	laterQueue string
-	// firstReply is what a warm worker's hook wrote before it let the
-	// agent go (first.go).
-	firstReply []byte
 	// replaying marks an invocation that sends a queued event (later.go),
 	// and origin is that event's hook.
 	replaying bool
@@ -251,10 +247,7 @@ func newInvocation(b *Binary, stdin *os.File, stdout, stderr io.Writer) *Invocat
 	if f, ok := stderr.(*os.File); ok {
 		inv.human = isatty.IsTerminal(f.Fd())
 	}
-	inv.rec = record{Binary: b.Name, Version: BuildVersion(), DryRun: inv.dryRun, Warm: Warm}
-	if ColdNote != "" {
-		inv.rec.Notes = append(inv.rec.Notes, ColdNote)
-	}
+	inv.rec = record{Binary: b.Name, Version: BuildVersion(), DryRun: inv.dryRun}
 	inv.setBudget(inv.asFinisher())
 	if name, err := laterName(); err != nil {
 		inv.Notef("finisher: %v", err)
@@ -337,19 +330,8 @@ func (inv *Invocation) exitNow() {
 	}
 	transport.KillAll()
 	inv.finish()
-	if Exiting != nil {
-		Exiting()
-	}
 	exit(0)
 }
-
-// ColdNote, set when hookwire-client ran hookwire because no worker took
-// the event (internal/warm), goes into the process's log line.
-var ColdNote string
-
-// Warm is set by a warm worker (internal/combined's warm_linux.go) before it
-// runs the hook it took from hookwire-client: its log lines say so.
-var Warm bool
 
 // exit ends the process, and replyGrace is how long the watchdog lets a
 // reply being written finish: variables so that tests can watch it.

@@ -27,16 +27,13 @@ type record struct {
 	DryRun  bool   `json:"dry_run,omitempty"`
 	// Finisher marks the line of a finisher, which no agent waits for;
 	// FinisherPID is the finisher a hook started (finisher.go).
-	Finisher    bool `json:"finisher,omitempty"`
-	FinisherPID int  `json:"finisher_pid,omitempty"`
-	// Warm marks a hook that a warm worker ran for hookwire-client
-	// (internal/warm), not a process of its own.
-	Warm     bool       `json:"warm,omitempty"`
-	Sent     []delivery `json:"sent,omitempty"`
-	Outcome  string     `json:"outcome"`
-	Error    string     `json:"error,omitempty"`
-	Notes    []string   `json:"notes,omitempty"`
-	Duration float64    `json:"ms"`
+	Finisher    bool       `json:"finisher,omitempty"`
+	FinisherPID int        `json:"finisher_pid,omitempty"`
+	Sent        []delivery `json:"sent,omitempty"`
+	Outcome     string     `json:"outcome"`
+	Error       string     `json:"error,omitempty"`
+	Notes       []string   `json:"notes,omitempty"`
+	Duration    float64    `json:"ms"`
 }
 
 type delivery struct {

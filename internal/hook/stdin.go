@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sync"
 	"time"
 
 	"github.com/mattn/go-isatty"
@@ -57,10 +56,6 @@ type chunk struct {
 	err error
 }
 
-// readBufs are readBounded's buffers: a goroutine abandoned in its Read
-// keeps its own until the read returns.
-var readBufs = sync.Pool{New: func() any { return new([64 << 10]byte) }}
-
 // readBounded reads r until EOF, until what arrived is a complete JSON object
 // (an agent that forgets to close the pipe still gets served at once), until
 // limit bytes, or until the pipe stays silent too long. The reading goroutine
@@ -71,10 +66,8 @@ func readBounded(r io.Reader, limit int, firstByte, quiet, max time.Duration) (S
 	done := make(chan struct{})
 	defer close(done)
 	go func() {
-		// A copy of what each read brought: a payload is a few KiB, and a
-		// warm worker reads one per event, into the same buffer.
-		b := readBufs.Get().(*[64 << 10]byte)
-		defer readBufs.Put(b)
+		// A copy of what each read brought: a payload is a few KiB.
+		b := new([64 << 10]byte)
 		for {
 			n, err := r.Read(b[:])
 			select {

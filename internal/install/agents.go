@@ -71,16 +71,13 @@ func (a *Agent) Path(scope, home, project, binary string, getenv func(string) st
 // dialect's Events).
 type Spec struct {
 	Binary string
-	// Client, when set, is a binary installed beside Binary that the hooks
-	// run in its place (setup unless --no-warm, install --warm) where it
-	// runs (hookwire-client on Linux, which hands each event to a hookwire
-	// already started): the same arguments, the same hook (runs).
-	// ClientCheck is what doctor says of what the client needs besides
-	// Binary (the workers), and ClientEnd ends those for setup --undo,
-	// saying what it did ("" for nothing).
-	Client      string
-	ClientCheck Check
-	ClientEnd   func(getenv func(string) string) string
+	// Former is a binary of the past whose hook lines this one's replace,
+	// and a plan names (hookwire-client, the warm path's client, which
+	// earlier setups wrote): its lines are this binary's to rewrite.
+	Former string
+	// FormerCheck is what doctor says of what Former left running or
+	// lying about (the warm path's workers and socket).
+	FormerCheck Check
 	Kinds       []agent.Kind
 	// Timeout is each hook's timeout; Approval, that of the events of the
 	// Approvals kinds, that wait for a person (Coucou's approval cards),
@@ -208,7 +205,7 @@ func (s Spec) owns(command string) bool {
 		prog = prog[1:] // Coucou's installer writes /bin/sh "…/nb-hook"
 	}
 	if len(prog) > 0 {
-		if name := strings.TrimSuffix(filepath.Base(strings.ReplaceAll(prog[0], `\`, "/")), ".exe"); name == s.Binary || s.Client != "" && name == s.Client {
+		if name := strings.TrimSuffix(filepath.Base(strings.ReplaceAll(prog[0], `\`, "/")), ".exe"); name == s.Binary || s.Former != "" && name == s.Former {
 			return true
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 
 	"github.com/rogpeppe/go-internal/diff"
@@ -122,7 +121,6 @@ type installCmd struct {
 	Path       string `placeholder:"PATH" help:"The path of the binary the hooks run (default: this one)."`
 	StatusLine bool   `name:"statusline" help:"Claude Code: also make this binary the status line, chaining the one there was (nb-hook: the plan-usage pill)."`
 	Approvals  bool   `help:"Copilot CLI: also hook permissionRequest, which it fires for every tool that is not read-only, and show each as an approval card (nb-hook; without it, install takes that hook out)."`
-	Warm       bool   `help:"hookwire on Linux: the hooks run hookwire-client, which hands each event to a hookwire already started (the warm path, docs/hookwire.md)."`
 	spec       Spec
 }
 
@@ -151,12 +149,9 @@ func (c *installCmd) Run(con *hook.Console) error {
 	if c.spec, err = asking(c.spec, a, c.Approvals); err != nil {
 		return err
 	}
-	if c.Warm && c.spec.Client == "" {
-		return fmt.Errorf("--warm: %s has no warm path (hookwire has)", c.spec.Binary)
-	}
 	bin := c.Path
 	if bin == "" {
-		if bin, err = c.spec.runs(c.Warm); err != nil {
+		if bin, err = self(); err != nil {
 			return err
 		}
 	}
@@ -253,7 +248,7 @@ func (c *snippetCmd) Run(con *hook.Console) error {
 	bin := c.Path
 	if bin == "" {
 		var err error
-		if bin, err = c.spec.runs(false); err != nil {
+		if bin, err = self(); err != nil {
 			return err
 		}
 	}
@@ -267,41 +262,6 @@ func (c *snippetCmd) Run(con *hook.Console) error {
 	}
 	_, err = con.Out.Write(out)
 	return err
-}
-
-// runs is the path the hooks run: this binary, or with warm its Client,
-// where it runs (Linux) and is installed beside it. A --path given is used
-// as it is.
-func (s Spec) runs(warm bool) (string, error) {
-	p, err := self()
-	if err != nil || !warm {
-		return p, err
-	}
-	if c := s.client(p); c != "" {
-		return c, nil
-	}
-	return p, nil
-}
-
-// name is what a plan says the hooks at bin run: s's Client or s's Binary.
-func (s Spec) name(bin string) string {
-	if s.Client != "" && filepath.Base(bin) == s.Client {
-		return s.Client
-	}
-	return s.Binary
-}
-
-// client is the path of s's Client beside bin, "" where there is none (or
-// it does not run: off Linux).
-func (s Spec) client(bin string) string {
-	if s.Client == "" || runtime.GOOS != "linux" {
-		return ""
-	}
-	c := filepath.Join(filepath.Dir(bin), s.Client)
-	if fi, err := os.Stat(c); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
-		return c
-	}
-	return ""
 }
 
 // self is the absolute path of the running binary, as the user reaches it.

@@ -118,8 +118,6 @@ func show(con *hook.Console, f Finding) {
 
 // settings reports, for each agent the binary has hooks for, whether its
 // settings hold them and are current.
-// settings are the findings of every agent's settings: hooks of bin, or of
-// its client beside it (install --warm), are this binary's.
 func (c *doctorCmd) settings(getenv func(string) string, bin string) []Finding {
 	home, _ := os.UserHomeDir()
 	var out []Finding
@@ -152,11 +150,6 @@ func (c *doctorCmd) settings(getenv func(string) string, bin string) []Finding {
 			continue
 		}
 		want, err := c.spec.Install(a, data, bin)
-		if client := c.spec.client(bin); err == nil && client != "" && !bytes.Equal(want, data) {
-			if warm, err := c.spec.Install(a, data, client); err == nil && bytes.Equal(warm, data) {
-				want = warm
-			}
-		}
 		switch {
 		case err != nil:
 			out = append(out, Finding{Status: Fail, What: fmt.Sprintf("%s: %s cannot be read: %v", name, path, err), Fix: "fix the file: the agent cannot read it either"})

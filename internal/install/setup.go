@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 
@@ -44,13 +43,14 @@ type setupData struct {
 }
 
 type setupCmd struct {
-	Yes       bool   `help:"Apply the plan without asking."`
-	DryRun    bool   `name:"dry-run" help:"Show the plan and the change to each file as a diff; write nothing."`
-	Undo      bool   `help:"Give every file setup changed back as it was before the first setup."`
-	Approvals bool   `help:"Copilot CLI: also hook permissionRequest, as Coucou approval cards (see nb-hook install --approvals)."`
-	Warm      bool   `xor:"warm" help:"The hooks run hookwire-client again after a --no-warm (the default)."`
-	NoWarm    bool   `name:"no-warm" xor:"warm" help:"The hooks run hookwire itself, not hookwire-client (the warm path, docs/hookwire.md: the default on Linux); setup remembers it."`
-	Path      string `placeholder:"PATH" help:"The path of the binary the hooks run (default: this one)."`
+	Yes       bool `help:"Apply the plan without asking."`
+	DryRun    bool `name:"dry-run" help:"Show the plan and the change to each file as a diff; write nothing."`
+	Undo      bool `help:"Give every file setup changed back as it was before the first setup."`
+	Approvals bool `help:"Copilot CLI: also hook permissionRequest, as Coucou approval cards (see nb-hook install --approvals)."`
+	// NoWarm is what a script written for an earlier hookwire may pass:
+	// every hook runs hookwire itself now, so it changes nothing.
+	NoWarm bool   `name:"no-warm" hidden:"" help:"Ignored: every hook runs hookwire itself."`
+	Path   string `placeholder:"PATH" help:"The path of the binary the hooks run (default: this one)."`
 	setupData
 }
 
@@ -62,7 +62,6 @@ type setupState struct {
 	Agents    []string   `json:"agents"`
 	Surfaces  []string   `json:"surfaces"`
 	Approvals bool       `json:"approvals,omitempty"`
-	Cold      bool       `json:"cold,omitempty"` // --no-warm, until a --warm
 	Files     []keptFile `json:"files"`
 }
 
@@ -223,7 +222,7 @@ func (c *setupCmd) Run(con *hook.Console) error {
 	}
 	bin := c.Path
 	if bin == "" {
-		if bin, err = c.spec(c.names()).runs(!c.cold(st)); err != nil {
+		if bin, err = self(); err != nil {
 			return err
 		}
 	}
@@ -325,10 +324,20 @@ func (c *setupCmd) plan(getenv func(string) string, home string, st *setupState,
 	return p, nil
 }
 
-// cold says the hooks run hookwire itself: asked now (--no-warm), or
-// remembered from a setup before unless --warm asks the client back.
-func (c *setupCmd) cold(st *setupState) bool {
-	return c.NoWarm || (st.Cold && !c.Warm)
+// formerNote tells a plan that a change rewrites the hook lines of
+// s.Former (hookwire-client's, which earlier setups wrote) to s.Binary.
+func (s Spec) formerNote(a *Agent, old []byte) string {
+	if s.Former == "" || old == nil {
+		return ""
+	}
+	if a.OwnFile() || a.Shape == agent.EventFiles {
+		if !bytes.Contains(old, []byte(s.Former)) {
+			return ""
+		}
+	} else if !(Spec{Binary: s.Former}).installedIn(a, old) {
+		return ""
+	}
+	return ", in place of the lines that ran " + s.Former
 }
 
 func (c *setupCmd) names() []string {
@@ -388,7 +397,7 @@ func (c *setupCmd) agentChanges(getenv func(string) string, home string, a *Agen
 		if err != nil {
 			return nil, err
 		}
-		add(path, old, updated, 0o600, "hooks", fmt.Sprintf("%d hooks, each for every surface chosen", len(spec.Entries(a, bin))))
+		add(path, old, updated, 0o600, "hooks", fmt.Sprintf("%d hooks, each for every surface chosen", len(spec.Entries(a, bin)))+spec.formerNote(a, old))
 		// Each surface's own file would have the agent run it too.
 		for _, name := range p.chosen {
 			own := filepath.Join(filepath.Dir(path), a.FileName(name))
@@ -416,7 +425,7 @@ func (c *setupCmd) agentChanges(getenv func(string) string, home string, a *Agen
 			}
 		}
 	}
-	what := fmt.Sprintf("%d hooks run %s", len(spec.Entries(a, bin)), spec.name(bin))
+	what := fmt.Sprintf("%d hooks run %s", len(spec.Entries(a, bin)), spec.Binary) + spec.formerNote(a, old)
 	if a.RedactsEnv {
 		// Gemini's allowlist step: the variables set here that its
 		// redaction would keep from the hooks are allowed.
@@ -510,7 +519,7 @@ func (c *setupCmd) show(con *hook.Console, p *plan, home string) {
 		return
 	}
 	fmt.Fprintf(w, "\nPlan: one %s hook per event, for %s\n", c.binary, strings.Join(p.chosen, ","))
-	fmt.Fprintf(w, "  each runs %s%s\n", p.bin, c.runsWhy(p))
+	fmt.Fprintf(w, "  each runs %s\n", p.bin)
 	head := []string{"  "}
 	for _, s := range c.surfaces {
 		head = append(head, s.Title)
@@ -550,7 +559,7 @@ func (c *setupCmd) show(con *hook.Console, p *plan, home string) {
 		if a.Shape == agent.EventFiles && len(p.changes[a.Name]) > 0 {
 			// One line for the folder, not one per event.
 			dir, _ := a.Path("user", home, "", c.binary, con.Getenv)
-			fmt.Fprintf(w, "  %s: write %d hook files, one per event, each with a line that runs %s\n", dir, len(p.changes[a.Name]), c.spec(p.chosen).name(p.bin))
+			fmt.Fprintf(w, "  %s: write %d hook files, one per event, each with a line that runs %s\n", dir, len(p.changes[a.Name]), c.spec(p.chosen).Binary)
 			continue
 		}
 		for _, ch := range p.changes[a.Name] {
@@ -564,21 +573,6 @@ func (c *setupCmd) show(con *hook.Console, p *plan, home string) {
 			fmt.Fprintf(w, "  %s: %s: %s\n", ch.path, verb, ch.what)
 		}
 	}
-}
-
-// runsWhy says why the hooks run what they run: the client (the warm path),
-// or the binary itself when the client is not there to run.
-func (c *setupCmd) runsWhy(p *plan) string {
-	sp := c.spec(p.chosen)
-	switch {
-	case sp.Client == "":
-		return ""
-	case filepath.Base(p.bin) == sp.Client:
-		return " (the warm path: the first event starts " + sp.Binary + " workers, which serve the next ones; --no-warm runs " + sp.Binary + " itself)"
-	case c.Path == "" && !c.cold(p.st) && runtime.GOOS == "linux":
-		return " (no " + sp.Client + " beside it, so no warm path: each event starts " + sp.Binary + ")"
-	}
-	return ""
 }
 
 func (c *setupCmd) showNotes(con *hook.Console, p *plan) {
@@ -639,7 +633,6 @@ func (c *setupCmd) apply(con *hook.Console, p *plan, statePath string) error {
 		}
 	}
 	st.Approvals = st.Approvals || c.Approvals
-	st.Cold = c.cold(st)
 	if err := st.save(statePath); err != nil {
 		return fmt.Errorf("keeping what --undo needs: %w; nothing was changed", err)
 	}
@@ -774,11 +767,6 @@ func (c *setupCmd) undo(con *hook.Console, st *setupState, statePath string) err
 		return err
 	}
 	os.Remove(filepath.Dir(statePath)) // when empty: setup leaves nothing behind
-	if sp := c.spec(st.Surfaces); sp.ClientEnd != nil && filepath.Base(st.Binary) == sp.Client {
-		if said := sp.ClientEnd(con.Getenv); said != "" {
-			fmt.Fprintln(con.Out, said)
-		}
-	}
 	fmt.Fprintln(con.Out, "Undone: the next setup starts afresh.")
 	return nil
 }

@@ -38,8 +38,13 @@ func (c *wiredDoctorCmd) Run(con *hook.Console) error {
 			Fix: c.binary + " setup --yes, with the " + c.binary + " you keep (or --path PATH)"})
 	}
 	spec := c.spec(st.Surfaces)
-	if spec.Client != "" && filepath.Base(st.Binary) == spec.Client {
-		whole = append(whole, c.client(con.Getenv, spec, st.Binary)...)
+	if spec.Former != "" && filepath.Base(st.Binary) == spec.Former {
+		whole = append(whole, Finding{Status: Warn,
+			What: "the hooks run " + st.Binary + ", which " + spec.Binary + " no longer has (" + spec.Binary + " runs every event itself): events reach " + spec.Binary + " through it only while it is there",
+			Fix:  c.binary + " setup --yes rewrites them to run " + spec.Binary})
+	}
+	if spec.FormerCheck != nil {
+		whole = append(whole, spec.FormerCheck(con.Getenv)...)
 	}
 	checks := map[string][]Finding{}
 	for _, s := range c.surfaces {
@@ -122,20 +127,6 @@ func (c *wiredDoctorCmd) Run(con *hook.Console) error {
 		return fmt.Errorf("%d of the pairs stay silent: each XX above says what to do", silent)
 	}
 	return nil
-}
-
-// client checks what the hooks' client needs: the binary it runs, beside
-// it (without it every event is lost), and the spec's own check.
-func (c *wiredDoctorCmd) client(getenv func(string) string, spec Spec, client string) []Finding {
-	bin := filepath.Join(filepath.Dir(client), spec.Binary)
-	if fi, err := os.Stat(bin); err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
-		return []Finding{{Status: Fail, What: "the hooks run " + client + ", which runs " + bin + ", and that is not there",
-			Fix: "install " + spec.Binary + " beside " + spec.Client + " (the release archive has both), or " + c.binary + " setup --yes --no-warm"}}
-	}
-	if spec.ClientCheck == nil {
-		return nil
-	}
-	return spec.ClientCheck(getenv)
 }
 
 func failed(fs []Finding) bool {

@@ -26,6 +26,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	agentpkg "github.com/hookwire/hookwire/internal/agent"
+	"github.com/hookwire/hookwire/internal/hook"
 	"github.com/hookwire/hookwire/internal/testkit"
 	"github.com/hookwire/hookwire/internal/testkit/modelapi"
 )
@@ -210,9 +211,6 @@ func TestLive(t *testing.T) {
 			home := filepath.Join(env.WorkDir, "home")
 			env.Setenv("HOME", home)
 			env.Setenv("XDG_RUNTIME_DIR", filepath.Join(env.WorkDir, "run"))
-			// The warm workers setup's hooks start (hookwire-client) end with
-			// the script.
-			env.Defer(func() { testkit.StopWarm(filepath.Join(env.WorkDir, "run")) })
 			env.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 			env.Setenv("VPET_NOTIFY_TTY", "none")
 			env.Setenv("CORAL_URL", "http://127.0.0.1:9")
@@ -332,6 +330,12 @@ func cmdModelAPIUsage(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
+// leftoverBudget is how long after the agent's exit a process of the
+// suite's may still run: a hook's whole budget (a finisher or a delivery
+// that went on after its hook returned ends within it), and slack for a
+// loaded machine.
+const leftoverBudget = hook.Budget + time.Second
+
 // cmdAgent: agent [-timeout D] [-interrupt-when FILE:REGEXP] [-stdin FILE] NAME PROGRAM ARGS...
 // Runs a real agent as a person would, headless: the script's environment,
 // stdin /dev/null (or FILE), in $WORK/proj, killed after the timeout
@@ -381,10 +385,12 @@ wait $pid`
 	err := ts.Exec("sh", append([]string{"-c", script, "sh", ts.MkAbs(name),
 		fmt.Sprint(int(timeout.Seconds())), interrupt, match, stdin}, args[1:]...)...)
 	ts.Logf("agent %s: exit %v after %v", name, err, time.Since(start).Round(time.Millisecond))
-	// The warm path lets the agent go before it delivers an event no
-	// surface decides: what the script reads next is there once the
-	// workers have delivered, as it was once the hooks had exited.
-	testkit.WarmSettled(ts.Getenv("XDG_RUNTIME_DIR"), 10*time.Second)
+	// Nothing of hookwire's outlives the agent by more than its budget:
+	// a delivery that went on after its hook returned, or a finisher, is
+	// done by then (and what the script reads next is there).
+	if left := testkit.Settle(ts.Getenv("BIN"), ts.Getenv("XDG_RUNTIME_DIR"), leftoverBudget); len(left) > 0 {
+		ts.Fatalf("agent %s: hookwire processes outlived it by more than %v:\n%s", name, leftoverBudget, strings.Join(left, "\n"))
+	}
 	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 124 && interrupt == "" {
 		ts.Fatalf("agent %s: timed out after %v; stderr:\n%s", name, timeout, tail(ts.MkAbs(name+".stderr")))
 	}

@@ -30,8 +30,7 @@ func Commands() map[string]func(ts *testscript.TestScript, neg bool, args []stri
 		"cmphttp":        cmdCmpHTTP,
 		"env-file":       cmdEnvFile,
 		"islink":         cmdIsLink,
-		"sshd":           cmdSSHD,      // the remote tests' real OpenSSH server (sshd_linux.go)
-		"warm-ready":     cmdWarmReady, // hookwire's warm worker (warm_linux.go)
+		"sshd":           cmdSSHD, // the remote tests' real OpenSSH server (sshd_linux.go)
 
 		// The modelled Trail Boss daemon (trailboss.go).
 		"fake-trailboss":      cmdFakeTrailBoss,

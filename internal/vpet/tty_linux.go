@@ -11,8 +11,7 @@ import (
 )
 
 // controllingTTY reads tty_nr from /proc/<pid>/stat of the process the
-// agent ran (this one, or a warm hookwire's client, as it was when the event
-// came) and names the device.
+// agent ran (this one) and names the device.
 func controllingTTY() string {
 	pid, _ := agent.HookProcess()
 	b, err := agent.ProcStat(pid)

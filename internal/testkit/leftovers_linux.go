@@ -1,0 +1,98 @@
+package testkit
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Leftovers are the processes still running a binary of binDir with
+// XDG_RUNTIME_DIR=runDir in their environment (a script's hooks, and what
+// they started: finishers, deliveries that outlived their hook), each as
+// "PID ARGV". Zombies are among them while their parent lives.
+func Leftovers(binDir, runDir string) []string {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	want := []byte("XDG_RUNTIME_DIR=" + runDir)
+	var out []string
+	for _, e := range entries {
+		dir := filepath.Join("/proc", e.Name())
+		exe, err := os.Readlink(filepath.Join(dir, "exe"))
+		stat, _ := os.ReadFile(filepath.Join(dir, "stat"))
+		zombie := isZombie(stat)
+		if !zombie && (err != nil || filepath.Dir(exe) != binDir) {
+			continue
+		}
+		environ, _ := os.ReadFile(filepath.Join(dir, "environ"))
+		if !zombie && !bytes.Contains(append(environ, 0), append(want, 0)) {
+			continue
+		}
+		if zombie && !strings.HasPrefix(commOf(stat), "hookwire") && !isSuiteName(commOf(stat)) {
+			continue
+		}
+		cmdline, _ := os.ReadFile(filepath.Join(dir, "cmdline"))
+		what := strings.ReplaceAll(strings.TrimSuffix(string(cmdline), "\x00"), "\x00", " ")
+		if zombie {
+			what = "[" + commOf(stat) + "] <defunct>, parent " + ppidField(stat)
+		}
+		out = append(out, fmt.Sprintf("%s %s", e.Name(), what))
+	}
+	return out
+}
+
+// Settle waits, up to within, until Leftovers(binDir, runDir) is empty,
+// and returns what is still there then.
+func Settle(binDir, runDir string, within time.Duration) []string {
+	for end := time.Now().Add(within); ; time.Sleep(20 * time.Millisecond) {
+		left := Leftovers(binDir, runDir)
+		if len(left) == 0 || time.Now().After(end) {
+			return left
+		}
+	}
+}
+
+// The stat line's fields after the command (which may hold spaces and
+// parentheses): state, then the parent's pid.
+func statFields(stat []byte) []string {
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return nil
+	}
+	return strings.Fields(string(stat[i+1:]))
+}
+
+func isZombie(stat []byte) bool {
+	f := statFields(stat)
+	return len(f) > 0 && f[0] == "Z"
+}
+
+func ppidField(stat []byte) string {
+	if f := statFields(stat); len(f) > 1 {
+		return f[1]
+	}
+	return "?"
+}
+
+func commOf(stat []byte) string {
+	i, j := bytes.IndexByte(stat, '('), bytes.LastIndexByte(stat, ')')
+	if i < 0 || j < i {
+		return ""
+	}
+	return string(stat[i+1 : j])
+}
+
+// isSuiteName: a process name (at most 15 bytes) of one of the suite's
+// binaries.
+func isSuiteName(comm string) bool {
+	for _, b := range []string{"pulse-emit", "pulse-claude", "nb-hook", "trailboss-hook", "vpet-notify", "coral-pulse"} {
+		if comm == b {
+			return true
+		}
+	}
+	return false
+}

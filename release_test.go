@@ -21,7 +21,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
 )
 
 // The platforms .goreleaser.yaml builds for, as its build lines say them.

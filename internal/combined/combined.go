@@ -4,9 +4,11 @@
 package combined
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/hookwire/hookwire/internal/coral"
 	"github.com/hookwire/hookwire/internal/coucou"
@@ -21,6 +23,9 @@ import (
 func Hookwire() hook.Combined {
 	// nb-hook first: the one surface whose reply decides (Coucou's approvals).
 	surfaces := []install.Surface{coucou.Surface(), pulse.ClaudeSurface(), trailboss.Surface(), vpet.Surface(), coral.Surface()}
+	for i := range surfaces {
+		surfaces[i].Check = withLate(surfaces[i])
+	}
 	bins := map[string]func() hook.Binary{"nb-hook": coucou.Relay, "pulse-claude": pulse.Claude,
 		"trailboss-hook": trailboss.Hook, "vpet-notify": vpet.Notify, "coral-pulse": coral.Pulse}
 
@@ -59,6 +64,26 @@ Always exits 0 in hook mode; prints nothing but a reply the agent's protocol nee
 // Main is the hookwire binary.
 func Main() {
 	os.Exit(hook.RunCombined(Hookwire(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// withLate is s's check, and whether s is late (hook's courier.go): it made
+// a courier wait out its budget, and hookwire drops what it would send it
+// for a while.
+func withLate(s install.Surface) install.Check {
+	check := s.Check
+	return func(getenv func(string) string) []install.Finding {
+		var out []install.Finding
+		if check != nil {
+			out = check(getenv)
+		}
+		if since, late := hook.LateSince(getenv, s.Name); late {
+			out = append(out, install.Finding{Status: install.Warn,
+				What: fmt.Sprintf("%s made a courier wait out its budget at %s (it did not answer hookwire within %v): hookwire drops what it would send it until %s",
+					s.Title, since.Format(time.TimeOnly), hook.Budget, since.Add(hook.LateMemory).Format(time.TimeOnly)),
+				Fix: "check that " + s.Title + " runs and answers; hookwire sends to it again after that"})
+		}
+		return out
+	}
 }
 
 // unionSpec is what hookwire installs for the surfaces named.

@@ -13,11 +13,11 @@ import (
 func TestFormerWorkers(t *testing.T) {
 	proc := t.TempDir()
 	for pid, cmdline := range map[string]string{
-		"100": "/home/u/.local/bin/hookwire\x00warm\x00--start\x00",
-		"101": "/home/u/.local/bin/hookwire\x00warm\x00--serve\x0012\x001764900000000\x00",
-		"102": "/home/u/.local/bin/hookwire\x00remote\x00devbox\x00",
-		"103": "/usr/bin/vim\x00warm\x00",
-		"104": "hookwire-client\x00warm\x00",
+		"100":  "/home/u/.local/bin/hookwire\x00warm\x00--start\x00",
+		"101":  "/home/u/.local/bin/hookwire\x00warm\x00--serve\x0012\x001764900000000\x00",
+		"102":  "/home/u/.local/bin/hookwire\x00remote\x00devbox\x00",
+		"103":  "/usr/bin/vim\x00warm\x00",
+		"104":  "hookwire-client\x00warm\x00",
 		"self": "hookwire\x00warm\x00",
 	} {
 		os.MkdirAll(filepath.Join(proc, pid), 0o755)

@@ -17,6 +17,7 @@ import (
 	"github.com/hookwire/hookwire/internal/agent"
 	"github.com/hookwire/hookwire/internal/state"
 	"github.com/hookwire/hookwire/internal/text"
+	"github.com/hookwire/hookwire/internal/transport"
 )
 
 // Combined is one process serving several surfaces for one event: the
@@ -93,6 +94,11 @@ func RunCombined(c Combined, args []string, stdin *os.File, stdout, stderr io.Wr
 	names := given
 	if len(names) == 0 {
 		names = c.Default
+	}
+	if _, ok := os.LookupEnv(envCourier); ok {
+		// A courier, for the deliveries a hook handed over (courier.go).
+		os.Unsetenv(envCourier)
+		return runCourier(c, stdin)
 	}
 	if list, ok := os.LookupEnv(envSurfaces); ok {
 		// The finisher of a combined process, for the surfaces listed.
@@ -207,11 +213,13 @@ func (inv *Invocation) combine(c Combined, names, args []string) {
 	ev := inv.Payload(agentFlag, positional)
 	inv.Observe(ev)
 	serve := serving(c, bins, ev)
-	subs, outs := inv.serve(serve, args)
+	subs, outs := inv.serve(serve, args, ev)
 	// The agent may be waiting for the reply (an approval): it goes first,
-	// before the finishers are started and the lines written.
+	// before the finishers and the courier are started and the lines
+	// written.
 	inv.replyOnce(subs, outs)
 	inv.oneFinisher(c, subs, args)
+	inv.startCourier(c, subs)
 	for _, sub := range subs {
 		sub.finish() // after the finisher's pid is known
 	}
@@ -254,29 +262,30 @@ func serving(c Combined, bins []*Binary, ev agent.Event) []*Binary {
 }
 
 // serve runs each surface's handler concurrently, as its own binary would,
-// and returns their invocations and their stdouts once all are done.
-func (inv *Invocation) serve(bins []*Binary, args []string) ([]*Invocation, []*lockedBuffer) {
+// each on its own clock (courier.go: the agent waits at most Grace for the
+// deliveries it needs nothing from), and returns their invocations and
+// their stdouts once all have returned.
+func (inv *Invocation) serve(bins []*Binary, args []string, ev agent.Event) ([]*Invocation, []*lockedBuffer) {
 	var subs []*Invocation
 	var outs []*lockedBuffer
-	var wg sync.WaitGroup
 	for _, b := range bins {
 		out := &lockedBuffer{}
 		sub := inv.child(b, out)
+		if inv.mayHandOver(b, ev, args) {
+			sub.late = &transport.Late{}
+		}
 		subs, outs = append(subs, sub), append(outs, out)
-		wg.Add(1)
-		go func() {
-			growStack(0)
-			defer wg.Done()
-			defer func() {
-				sub.recovered(recover())
-				sub.mu.Lock()
-				sub.ended = time.Now() // its line is written later, with its own duration
-				sub.mu.Unlock()
-			}()
-			sub.run(args)
-		}()
 	}
-	wg.Wait()
+	inv.graceful(subs, ev, func(sub *Invocation) {
+		growStack(0)
+		defer func() {
+			sub.recovered(recover())
+			sub.mu.Lock()
+			sub.ended = time.Now() // its line is written later, with its own duration
+			sub.mu.Unlock()
+		}()
+		sub.run(args)
+	})
 	return subs, outs
 }
 
@@ -334,7 +343,7 @@ func (inv *Invocation) sumUp(subs []*Invocation) {
 		o := sub.rec.Outcome
 		sub.mu.Unlock()
 		served = append(served, sub.bin.Name+" "+o)
-		if o == outcomeOK && outcome == outcomeNothing || o == outcomeFailed || o == outcomeTimeout || o == outcomePanic {
+		if (o == outcomeOK || o == outcomeCourier) && outcome == outcomeNothing || o == outcomeFailed || o == outcomeTimeout || o == outcomePanic {
 			outcome = o
 		}
 	}

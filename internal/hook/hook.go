@@ -174,6 +174,14 @@ type Invocation struct {
 	interactive bool
 	// finisher is the token of a finisher process (finisher.go), "" in a hook.
 	finisher string
+	// late, for a surface the agent does not wait for, is its deliveries,
+	// which the courier carries on when they outlast the grace (courier.go).
+	late *transport.Late
+	// order is the surface's place in its session's deliveries when a
+	// courier may carry them (order.go); skipLate: its surface is late, and
+	// what it would send is dropped.
+	order    *order
+	skipLate bool
 	// laterQueue is the queue a finisher drains (later.go), "" otherwise.
 	laterQueue string
 	// replaying marks an invocation that sends a queued event (later.go),
@@ -701,11 +709,22 @@ func (inv *Invocation) Send(r transport.Request) (transport.Reply, error) {
 		inv.mu.Unlock()
 		return transport.Reply{}, nil
 	}
-	reply, err := r.Do(inv.Context())
+	ctx := inv.Context()
+	if inv.late != nil {
+		// A delivery the agent does not wait for: handed over to the
+		// courier if it outlasts the grace (courier.go).
+		c, end := inv.late.Begin(ctx)
+		defer end()
+		ctx = c
+	}
+	reply, err := r.Do(ctx)
 	// The reply is kept longer than it is logged: redaction (appendLog)
 	// must see a credential whole before the log clips it.
 	d := delivery{To: r.Summary(), Status: reply.Status, Reply: text.ClipBytes(string(reply.Body), 1024)}
-	if err != nil {
+	switch {
+	case errors.Is(err, transport.ErrHandedOver):
+		d.Courier = true
+	case err != nil:
 		d.Error = err.Error()
 	}
 	inv.mu.Lock()
@@ -770,7 +789,12 @@ func (inv *Invocation) finish() {
 				r.Outcome = outcomeLater
 			}
 			for _, d := range r.Sent {
-				r.Outcome = outcomeOK
+				if r.Outcome != outcomeCourier {
+					r.Outcome = outcomeOK
+				}
+				if d.Courier {
+					r.Outcome = outcomeCourier
+				}
 				if d.Error != "" {
 					r.Outcome, r.Error = outcomeFailed, d.Error
 					break

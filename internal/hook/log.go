@@ -27,13 +27,18 @@ type record struct {
 	DryRun  bool   `json:"dry_run,omitempty"`
 	// Finisher marks the line of a finisher, which no agent waits for;
 	// FinisherPID is the finisher a hook started (finisher.go).
-	Finisher    bool       `json:"finisher,omitempty"`
-	FinisherPID int        `json:"finisher_pid,omitempty"`
-	Sent        []delivery `json:"sent,omitempty"`
-	Outcome     string     `json:"outcome"`
-	Error       string     `json:"error,omitempty"`
-	Notes       []string   `json:"notes,omitempty"`
-	Duration    float64    `json:"ms"`
+	Finisher    bool `json:"finisher,omitempty"`
+	FinisherPID int  `json:"finisher_pid,omitempty"`
+	// Courier marks the line of a courier, which carries on the deliveries
+	// a hook handed over (courier.go); CourierPID is the courier a hook
+	// started.
+	Courier    bool       `json:"courier,omitempty"`
+	CourierPID int        `json:"courier_pid,omitempty"`
+	Sent       []delivery `json:"sent,omitempty"`
+	Outcome    string     `json:"outcome"`
+	Error      string     `json:"error,omitempty"`
+	Notes      []string   `json:"notes,omitempty"`
+	Duration   float64    `json:"ms"`
 }
 
 type delivery struct {
@@ -41,6 +46,8 @@ type delivery struct {
 	Status int    `json:"status,omitempty"`
 	Reply  string `json:"reply,omitempty"`
 	Error  string `json:"error,omitempty"`
+	// Courier: handed over to the courier, whose line has its outcome.
+	Courier bool `json:"courier,omitempty"`
 }
 
 // Outcomes.
@@ -49,6 +56,7 @@ const (
 	outcomeFailed  = "failed"  // a delivery failed; see error
 	outcomeNothing = "nothing" // nothing to send; the notes say why
 	outcomeLater   = "later"   // a finisher sends it (finisher_pid)
+	outcomeCourier = "courier" // a delivery outlasted the grace: the courier carries it on (courier_pid)
 	outcomeDryRun  = "dry-run" // printed, not sent
 	outcomePanic   = "panic"   // a bug; the notes hold the stack
 	outcomeTimeout = "timeout" // the watchdog ended the process at the hard deadline

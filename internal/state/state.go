@@ -342,6 +342,31 @@ func (s *Store) Lock(ctx context.Context, name string) (release func(), err erro
 	}
 }
 
+// Hold takes name's lock (Lock's) without waiting, and returns the file
+// that holds it: the lock lasts until every copy of the descriptor is
+// closed or one of them unlocks it, so a process it is handed to (a
+// courier) holds it after this one has exited. ok is false when another
+// holds it.
+func (s *Store) Hold(name string) (f *os.File, ok bool, err error) {
+	path := s.path(name + ".lock")
+	for range 3 {
+		f, err := rawfile.Open(path, os.O_RDWR|os.O_CREATE, 0o600)
+		if err != nil {
+			return nil, false, err
+		}
+		if ok, err := TryLock(f); err != nil || !ok {
+			f.Close()
+			return nil, false, err
+		}
+		if current(f, path) {
+			return f, true, nil
+		}
+		Unlock(f) // GC unlinked it: take the new one
+		f.Close()
+	}
+	return nil, false, nil
+}
+
 // waitLock takes f's lock, polling until ctx ends.
 func waitLock(ctx context.Context, f *os.File) error {
 	for {

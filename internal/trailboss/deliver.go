@@ -16,6 +16,7 @@ import (
 
 	"github.com/hookwire/hookwire/internal/hook"
 	"github.com/hookwire/hookwire/internal/state"
+	"github.com/hookwire/hookwire/internal/transport"
 	"github.com/hookwire/hookwire/internal/transport/httpsend"
 )
 
@@ -66,10 +67,11 @@ const (
 	kept                      // the daemon was unreachable: spooled
 	refused                   // the daemon answered an error: logged, not kept, as it would fail again
 	unreachable               // the daemon was unreachable, and the event could not be kept
+	handed                    // the daemon was slow: a courier carries the post on (hook's courier.go)
 )
 
 // landed reports whether the daemon has the event, or will get it from the spool.
-func (r result) landed() bool { return r == sent || r == kept }
+func (r result) landed() bool { return r == sent || r == kept || r == handed }
 
 // daemon sends events to one Trail Boss, through the invocation.
 type daemon struct {
@@ -192,11 +194,16 @@ var header = httpsend.Header{"Content-Type": {"application/json"}}
 func (d *daemon) post(body []byte) result {
 	// An error is in the log already; what matters here is whether the
 	// daemon answered at all.
-	reply, _ := d.inv.Send(httpsend.Request{URL: d.url, Header: header, Body: body,
+	reply, err := d.inv.Send(httpsend.Request{URL: d.url, Header: header, Body: body,
 		MaxReply: 4 << 10, AllowRemote: d.allowRemote})
 	switch {
 	case d.inv.DryRun():
 		return printed
+	case errors.Is(err, transport.ErrHandedOver):
+		// The daemon took the connection (or was slow to): the courier
+		// reads its answer, or posts the event whole. Not spooled: it
+		// would arrive twice.
+		return handed
 	case reply.Status == 0:
 		return unreachable
 	case reply.Status == httpsend.StatusOK:

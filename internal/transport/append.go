@@ -2,7 +2,9 @@ package transport
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
 	"strconv"
 
 	"github.com/hookwire/hookwire/internal/safefile"
@@ -42,7 +44,10 @@ func (a Append) Summary() string {
 // Do opens the file, checks it and writes once. A write to a regular file
 // does not block, so the deadline is only checked before starting.
 func (a Append) Do(ctx context.Context) (Reply, error) {
-	if err := ctx.Err(); err != nil {
+	if Queued(ctx, a) {
+		return Reply{}, ErrHandedOver
+	}
+	if err := Uninterrupted(ctx).Err(); err != nil {
 		return Reply{}, fmt.Errorf("append %s: %w", a.Path, ErrDeadline)
 	}
 	f, err := safefile.OpenAppend(a.Path)
@@ -58,4 +63,12 @@ func (a Append) Do(ctx context.Context) (Reply, error) {
 		return Reply{}, fmt.Errorf("append %s: wrote %d of %d bytes", a.Path, n, len(a.Data))
 	}
 	return Reply{}, nil
+}
+
+// Kind names Append for the courier (late.go).
+func (a Append) Kind() string { return "append" }
+
+// Resume: an append has no connection to go on from.
+func (a Append) Resume(context.Context, net.Conn, []byte) (Reply, error) {
+	return Reply{}, errors.New("an append is not resumed")
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os/exec"
 	"strings"
 	"sync"
@@ -28,11 +29,16 @@ func (c Command) Summary() string { return "exec " + c.Describe() }
 // left the process group.
 const waitDelay = 100 * time.Millisecond
 
-// Do runs the command.
+// Do runs the command. A hand-over does not cut it short (late.go): it
+// may have done its work, and would do it again.
 func (c Command) Do(ctx context.Context) (Reply, error) {
 	if len(c.Argv) == 0 {
 		return Reply{}, errors.New("no command")
 	}
+	if Queued(ctx, c) {
+		return Reply{}, ErrHandedOver
+	}
+	ctx = Uninterrupted(ctx)
 	out := &capWriter{n: 1 << 10}
 	cmd := exec.CommandContext(ctx, c.Argv[0], c.Argv[1:]...)
 	cmd.Stdout, cmd.Stderr = out, out // stdin stays /dev/null
@@ -52,6 +58,14 @@ func (c Command) Do(ctx context.Context) (Reply, error) {
 		return reply, err
 	}
 	return reply, nil
+}
+
+// Kind names Command for the courier (late.go).
+func (c Command) Kind() string { return "command" }
+
+// Resume: a command has no connection to go on from.
+func (c Command) Resume(context.Context, net.Conn, []byte) (Reply, error) {
+	return Reply{}, errors.New("a command is not resumed")
 }
 
 func firstLine(b []byte) string {

@@ -49,8 +49,14 @@ func (s SocketLine) Summary() string {
 
 // Do connects, writes and reads the reply.
 func (s SocketLine) Do(ctx context.Context) (Reply, error) {
+	if Queued(ctx, s) {
+		return Reply{}, ErrHandedOver
+	}
 	conn, err := DialLocal(ctx, s.Path, OrDefault(s.ConnectWithin, DefaultConnect))
 	if err != nil {
+		if HandedOver(ctx, s, nil, nil) {
+			return Reply{}, ErrHandedOver
+		}
 		return Reply{}, err
 	}
 	defer conn.Close()
@@ -60,8 +66,19 @@ func (s SocketLine) Do(ctx context.Context) (Reply, error) {
 		conn.SetDeadline(dl)
 	}
 	msg := make([]byte, 0, len(s.Line)+1)
-	msg = append(append(msg, s.Line...), '\n')
-	if _, err := conn.Write(msg); err != nil {
+	return s.Resume(ctx, conn, append(append(msg, s.Line...), '\n'))
+}
+
+// Kind names SocketLine for the courier (late.go).
+func (s SocketLine) Kind() string { return "socket" }
+
+// Resume writes rest (the line, or what is left of it) on conn and reads
+// the reply: Do's steps once connected, and the courier's (late.go).
+func (s SocketLine) Resume(ctx context.Context, conn net.Conn, rest []byte) (Reply, error) {
+	if n, err := conn.Write(rest); err != nil {
+		if HandedOver(ctx, s, conn, rest[n:]) {
+			return Reply{}, ErrHandedOver
+		}
 		return Reply{}, fmt.Errorf("write %s: %w", s.Path, DeadlineErr(ctx, err))
 	}
 	if !s.ReadReply {
@@ -78,6 +95,9 @@ func (s SocketLine) Do(ctx context.Context) (Reply, error) {
 		return Reply{Body: line}, nil
 	}
 	if err != nil {
+		if len(line) == 0 && HandedOver(ctx, s, conn, nil) {
+			return Reply{}, ErrHandedOver
+		}
 		return Reply{Body: line}, fmt.Errorf("read reply from %s: %w", s.Path, DeadlineErr(ctx, err))
 	}
 	return Reply{Body: line}, nil

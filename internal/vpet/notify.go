@@ -475,8 +475,8 @@ func (c *notifyCLI) deliver(inv *hook.Invocation, ev agent.Event, socket string,
 			URL: URL, Socket: socket, Header: header, Body: body,
 			Secret: []string{"Authorization"}, MaxReply: -1,
 		}, deadline: deadline}, e, ev, away))
-		if inv.DryRun() || away && err == nil {
-			continue
+		if inv.DryRun() || away && err == nil || errors.Is(err, transport.ErrHandedOver) {
+			continue // a courier carries a handed-over one on, and the next after it
 		}
 		dropped := len(envs) - i - 1
 		if (err != nil || reply.Status == httpsend.StatusUnauthorized) && dropped > 0 {

@@ -142,8 +142,14 @@ func (h Request) Do(ctx context.Context) (transport.Reply, error) {
 	if err != nil {
 		return transport.Reply{}, err
 	}
+	if transport.Queued(ctx, h) {
+		return transport.Reply{}, transport.ErrHandedOver
+	}
 	conn, err := h.dial(ctx, u)
 	if err != nil {
+		if transport.HandedOver(ctx, h, nil, nil) {
+			return transport.Reply{}, transport.ErrHandedOver
+		}
 		return transport.Reply{}, err
 	}
 	defer conn.Close()
@@ -152,13 +158,29 @@ func (h Request) Do(ctx context.Context) (transport.Reply, error) {
 	}
 	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
+	return h.Resume(ctx, conn, req)
+}
 
-	if _, err := conn.Write(req); err != nil {
+func init() { transport.RegisterKind[Request]("http") }
+
+// Kind names Request for the courier (transport's late.go).
+func (h Request) Kind() string { return "http" }
+
+// Resume writes rest (the request, or what is left of it) on conn and
+// reads the response: Do's steps once connected, and the courier's.
+func (h Request) Resume(ctx context.Context, conn net.Conn, rest []byte) (transport.Reply, error) {
+	if n, err := conn.Write(rest); err != nil {
+		if transport.HandedOver(ctx, h, conn, rest[n:]) {
+			return transport.Reply{}, transport.ErrHandedOver
+		}
 		return transport.Reply{}, transport.DeadlineErr(ctx, err)
 	}
 	r := bufio.NewReader(conn)
 	status, length, chunked, err := readHead(r)
 	if err != nil {
+		if r.Buffered() == 0 && transport.HandedOver(ctx, h, conn, nil) {
+			return transport.Reply{}, transport.ErrHandedOver
+		}
 		return transport.Reply{}, transport.DeadlineErr(ctx, err)
 	}
 	reply := transport.Reply{Status: status}

@@ -42,9 +42,9 @@
 //
 //	go run ./scripts/livebench -agents none -five=false -invocations 300
 //
-// It needs the agents installed under ~/.cache/hookwire/agents (see
-// testdata/agents/README.md) and node on PATH. It is a measurement, not a
-// test: it asserts nothing.
+// The sessions need the agents installed under ~/.cache/hookwire/agents
+// (see testdata/agents/README.md) and node on PATH. It is a measurement, not
+// a test: it asserts nothing.
 package main
 
 import (

@@ -1,11 +1,9 @@
 package hookwire_test
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"maps"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hookwire/hookwire/internal/combined"
 	"github.com/hookwire/hookwire/internal/hook"
 	"github.com/hookwire/hookwire/internal/testkit"
 )
@@ -75,6 +72,10 @@ func tinyNoctalia(b *testing.B, bin, dir string) []string {
 // p50 and p95 in milliseconds:
 //
 //	go test -run '^$' -bench Latency -benchtime 2000x .
+//
+// hookwire's own figure per event, serving the five surfaces, against an
+// empty static Go binary in the same interleaved rounds, with intervals, is
+// scripts/livebench's (-invocations), which writes it into the docs.
 func BenchmarkLatency(b *testing.B) {
 	bin, err := testkit.BuildSuite(".")
 	if err != nil {
@@ -178,60 +179,6 @@ func BenchmarkHookWork(b *testing.B) {
 				}
 			})
 		}
-	}
-}
-
-// BenchmarkWarmWork measures what a warm worker does for one event, in
-// process: hookwire serving the five surfaces a Claude Code PreToolUse, each
-// surface in this process answering at once (noctalia's socket included, as
-// on a desktop running it). With -benchmem it is where the worker's
-// allocations are counted (each is garbage its collector pays for). Its
-// state directory is in TMPDIR: TMPDIR=/dev/shm puts it on tmpfs, as a
-// desktop's XDG_RUNTIME_DIR is, which on a disk's file system the state
-// files' renames make slower:
-//
-//	go test -run '^$' -bench WarmWork -benchtime 2000x -benchmem .
-func BenchmarkWarmWork(b *testing.B) {
-	dir := b.TempDir()
-	bin, err := testkit.BuildSuite(".")
-	if err != nil {
-		b.Fatal(err)
-	}
-	env := baseEnv(dir)
-	surfaces := []string{"nb-hook", "pulse-claude", "trailboss-hook", "vpet-notify", "coral-pulse"}
-	for _, s := range surfaces {
-		e, _ := latencyTargets[s](b, bin, dir)
-		env = append(env, e...)
-	}
-	env = append(env, "VPET_NOTIFY_TOKEN="+vpetToken)
-	for _, kv := range env {
-		k, v, _ := strings.Cut(kv, "=")
-		b.Setenv(k, v)
-	}
-	serveUnix(b, filepath.Join(dir, "run", "noctalia-wayland-0.sock"), "ok", func(c net.Conn) {
-		if _, err := bufio.NewReader(c).ReadBytes('\n'); err == nil {
-			c.Write([]byte("ok: dispatched 1\n"))
-		}
-	})
-	devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer devnull.Close()
-	payload := filepath.Join(dir, "pre.json")
-	os.WriteFile(payload, []byte(`{"session_id":"d63ac083-c016-4a5e-9d4f-0d0b1f7e2a11","hook_event_name":"PreToolUse","transcript_path":"`+
-		filepath.Join(dir, "session.jsonl")+`","cwd":"/tmp","tool_name":"Bash","tool_input":{"command":"ls"},"tool_use_id":"toolu_1"}`), 0o600)
-	c := combined.Hookwire()
-	args := []string{"--surfaces", strings.Join(surfaces, ",")}
-	for b.Loop() {
-		f, err := os.Open(payload)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if code := hook.RunCombined(c, args, f, devnull, devnull); code != 0 {
-			b.Fatalf("exit %d", code)
-		}
-		f.Close()
 	}
 }
 

@@ -9,9 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/hookwire/hookwire/internal/testkit"
-	"github.com/hookwire/hookwire/internal/warm"
 )
 
 // An invocationCase is one command run for one event, outside any agent.
@@ -19,15 +16,13 @@ type invocationCase struct {
 	label string // binary, event
 	args  []string
 	stdin []byte
-	// client: hookwire-client, whose workers must be waiting (not timed)
-	client bool
-	build  int // the build it runs, whose runtime directory is its own
+	build int // the build it runs, whose runtime directory is its own
 }
 
 // A build is one -bin set: its label and its directory. With several, each
-// has its hookwire, client and binaries timed in the same rounds, its
-// labels say which, and its warm workers wait on a runtime directory of
-// their own (one build's client would be refused by another's workers).
+// has its hookwire and binaries timed in the same rounds, its labels say
+// which, and its state in a runtime directory of its own (one build's state
+// files are no other's).
 type build struct{ label, dir string }
 
 // tag is a case's name for build b: the build's label, with several.
@@ -49,16 +44,13 @@ type invocationRun struct {
 }
 
 // floorGo and floorTrue label the floors: an empty static Go binary (the
-// issue's: what any Go hook costs at least) and /bin/true.
+// issue's: what any Go hook costs at least) and /bin/true; hookwireLabel
+// begins hookwire's cases, the five surfaces configured.
 const (
-	floorGo   = "empty static Go binary"
-	floorTrue = "/bin/true"
+	floorGo       = "empty static Go binary"
+	floorTrue     = "/bin/true"
+	hookwireLabel = "hookwire (five surfaces)"
 )
-
-// clientLabel begins the warm path's cases: hookwire-client, a worker
-// waiting. Its CPU and page faults are the client's own: the worker's
-// process is not its child.
-const clientLabel = "hookwire-client (five surfaces, warm), "
 
 // invocationEvents are the events each binary is timed on: the recorded
 // payloads of Claude Code's PreToolUse and Stop (with its transcript) and
@@ -102,11 +94,7 @@ func invocationCases(work string, builds []build) []invocationCase {
 		}
 		for i, bd := range builds {
 			hw := append([]string{filepath.Join(bd.dir, "hookwire"), "--surfaces", strings.Join(binaries, ",")}, agentArgs...)
-			cases = append(cases, invocationCase{label: tag("hookwire (five surfaces)", builds, i) + ", " + ev.name, args: hw, stdin: ev.payload, build: i})
-			if _, err := os.Stat(filepath.Join(bd.dir, warm.ClientName)); err == nil {
-				client := append([]string{filepath.Join(bd.dir, warm.ClientName)}, hw[1:]...)
-				cases = append(cases, invocationCase{label: tag(strings.TrimSuffix(clientLabel, ", "), builds, i) + ", " + ev.name, args: client, stdin: ev.payload, client: true, build: i})
-			}
+			cases = append(cases, invocationCase{label: tag(hookwireLabel, builds, i) + ", " + ev.name, args: hw, stdin: ev.payload, build: i})
 			for _, b := range binaries {
 				if !singles {
 					break
@@ -151,71 +139,39 @@ func timeInvocations(work string, builds []build, surfaceEnv []string, rounds in
 		check(os.MkdirAll(d, 0o700))
 	}
 	check(writeFile(filepath.Join(home, "tmp", "claude_coral_"+coralUUID+".log"), ""))
-	runs, envs := make([]string, len(builds)), make([][]string, len(builds))
+	envs := make([][]string, len(builds))
 	for i := range builds {
 		run, err := runtimeDir(filepath.Join(work, "inv", strconv.Itoa(i)))
 		check(err)
 		defer os.RemoveAll(run)
 		check(noctaliaIn(work, run))
-		runs[i] = run
 		envs[i] = append([]string{"HOME=" + home, "XDG_RUNTIME_DIR=" + run, "TMPDIR=" + filepath.Join(home, "tmp"),
 			"PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"}, surfaceEnv...)
 	}
 	var out []invocationRun
-	workers0 := make([]workerUse, len(builds))
-	events := make([]int, len(builds))
 	for r := range rounds + 1 {
-		if r == 1 {
-			for i, run := range runs {
-				workers0[i] = workersUse(run)
-			}
-		}
 		for i := range cases {
 			c := cases[(i+r)%len(cases)]
-			if c.client && r > 0 {
-				check(waitWarm(runs[c.build])) // as an agent's next event finds them
-				events[c.build]++
-			}
 			res := spawn(c, envs[c.build])
 			res.Round = r
 			if r > 0 { // the first round warms the state and the page cache
 				out = append(out, res)
 			}
-			if gap > 0 {
-				time.Sleep(gap)
-				for _, run := range runs {
-					testkit.WarmSettled(run, 5*time.Second)
-				}
-			}
+			time.Sleep(gap)
 		}
 		if r%50 == 0 {
 			fmt.Fprintf(os.Stderr, "invocations: round %d of %d\n", r, rounds)
 		}
 	}
-	time.Sleep(500 * time.Millisecond) // the last deliveries
-	workerLoad = nil
-	for i, run := range runs {
-		if events[i] > 0 {
-			u := workersUse(run)
-			n := float64(events[i])
-			workerLoad = append(workerLoad, workerUse{label: tag("", builds, i), cpu: (u.cpu - workers0[i].cpu) / n, switches: (u.switches - workers0[i].switches) / n})
-		}
-		testkit.StopWarm(run)
-	}
+	time.Sleep(500 * time.Millisecond) // the last finishers, before the surfaces go
 	return out
 }
 
-// gap is -gap: the pause after each invocation, its deliveries' time.
+// gap is -gap: the pause after each invocation.
 var gap time.Duration
 
 // singles is -singles: each surface's own binary is timed too.
 var singles = true
-
-// workerLoad is, for each build with a client, its warm workers' CPU time
-// and context switches for each of the client's events, means over the
-// rounds (each worker's threads', from /proc): what the client's own CPU
-// leaves out.
-var workerLoad []workerUse
 
 // spawn runs one case, spawn to exit.
 func spawn(c invocationCase, env []string) invocationRun {
@@ -244,17 +200,15 @@ func spawn(c invocationCase, env []string) invocationRun {
 }
 
 // reportInvocations prints every case's p50/p95, wall and CPU, and its
-// p95 over the empty Go binary's (with its 95 % interval).
+// p50 and p95 over the empty Go binary's (with their 95 % intervals).
 func reportInvocations(w io.Writer, runs []invocationRun) {
 	by, order := byCase(runs)
-	floor := pct(by[floorGo], 0.95)
-	fmt.Fprintf(w, "\nOne invocation, spawn to exit (ms), %d rounds: p50 / p95, CPU p50, p95 over the empty Go binary's\n\n", len(by[floorGo]))
-	fmt.Fprintf(w, "| command, event | wall p50 / p95 | CPU p50 | p95 over %s |\n|---|---:|---:|---:|\n", floorGo)
+	fmt.Fprintf(w, "\nOne invocation, spawn to exit (ms), %d rounds: p50 / p95, CPU p50, p50 and p95 over the empty Go binary's\n\n", len(by[floorGo]))
+	fmt.Fprintf(w, "| command, event | wall p50 / p95 | CPU p50 | p50 over %s | p95 over %s |\n|---|---:|---:|---:|---:|\n", floorGo, floorGo)
 	for _, c := range order {
 		v := by[c]
-		fmt.Fprintf(w, "| %s | %.2f / %.2f | %.2f | %s |\n", c, pct(v, 0.5), pct(v, 0.95), pct(cpuOf(runs, c), 0.5), p95Over(runs, c, pct(v, 0.95)-floor))
+		fmt.Fprintf(w, "| %s | %.2f / %.2f | %.2f | %s | %s |\n", c, pct(v, 0.5), pct(v, 0.95), pct(cpuOf(runs, c), 0.5), over(runs, c, 0.5), over(runs, c, 0.95))
 	}
-	fmt.Fprint(w, workersLine(workerLoad))
 	for _, r := range runs {
 		if r.Failed {
 			fmt.Fprintf(w, "\n(%s: exit status %d: a hook must exit 0)\n", r.Case, r.ExitCode)

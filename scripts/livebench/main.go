@@ -14,7 +14,7 @@
 //     last -bin) serving the five surfaces, as `hookwire install --agent X`
 //     writes it, and its hooks with /bin/true in its place; goc, the same
 //     hooks with an empty static Go binary in its place (the least any Go
-//     hook costs a session), and warm, hookwire-client in its place.
+//     hook costs a session).
 //
 // Runs are interleaved (every arm once per round, in an order that rotates)
 // so that a noisy neighbour on a shared machine weighs on every arm alike.
@@ -27,21 +27,24 @@
 //
 //	go run ./scripts/livebench -runs 7 -bin before=/tmp/hw-before -bin after=/tmp/hw-after
 //
-// Issue 23's measurement of the one-process path, which writes its tables
-// into docs/performance.md (and README.md, when it holds the marks) with the
-// date and the machine:
+// Issue 42's measurement, which writes its tables into docs/performance.md
+// (and README.md, when it holds the marks) with the date and the machine:
 //
-//	go run ./scripts/livebench -issue23 -write
+//	go run ./scripts/livebench -issue42 -write
 //
-// is -agents claude,gemini -tools 1 -five=false -combined -invocations 300:
-// a one-tool session through hookwire (the five surfaces), and through
-// hookwire-client with its workers waiting (the warm path), against the same
-// hooks with /bin/true in its place, and every invocation's spawn-to-exit
-// against an empty static Go binary's (invocations.go, summary.go).
+// is -agents claude,gemini -tools 1 -five=false -combined -runs 15
+// -invocations 300: a one-tool session through hookwire (the five
+// surfaces) against the same hooks with /bin/true and with an empty static
+// Go binary in its place, and each event's spawn-to-exit, hookwire's
+// against an empty static Go binary's, interleaved, p50 and p95
+// (invocations.go, summary.go). The per-event part alone, which needs no
+// agent:
 //
-// It needs the agents installed under ~/.cache/hookwire/agents (see
-// testdata/agents/README.md) and node on PATH. It is a measurement, not a
-// test: it asserts nothing.
+//	go run ./scripts/livebench -agents none -five=false -invocations 300
+//
+// The sessions need the agents installed under ~/.cache/hookwire/agents
+// (see testdata/agents/README.md) and node on PATH. It is a measurement, not
+// a test: it asserts nothing.
 package main
 
 import (
@@ -63,7 +66,6 @@ import (
 
 	"github.com/hookwire/hookwire/internal/testkit"
 	"github.com/hookwire/hookwire/internal/testkit/modelapi"
-	"github.com/hookwire/hookwire/internal/warm"
 )
 
 const prompt = "Run the three hookwire steps."
@@ -205,9 +207,6 @@ type arm struct {
 	only    string // one binary installed instead of the five
 	// combined: hookwire installed, serving the five surfaces.
 	combined bool
-	// client: hookwire-client in the hooks (the warm path), its workers
-	// started before the session, as an earlier session leaves them.
-	client bool
 	// skip: a set of binaries given only for the arms built from it.
 	skip bool
 }
@@ -224,26 +223,20 @@ func main() {
 	keep := flag.Bool("keep", false, "keep the work directory")
 	flag.BoolVar(&verbose, "v", false, "print each session's output")
 	one := flag.String("one", "", "also run with only this binary installed (arm one), and its hooks with /bin/true (arm true1), from the last -bin: what one process serving every surface would cost at least")
-	combined := flag.Bool("combined", false, "also run with the one hookwire binary serving the five surfaces (arm hookwire), its hooks with /bin/true (arm truec) and with an empty static Go binary (arm goc) in its place, and with hookwire-client in its place (arm warm), from the last -bin")
+	combined := flag.Bool("combined", false, "also run with the one hookwire binary serving the five surfaces (arm hookwire), its hooks with /bin/true (arm truec) and with an empty static Go binary (arm goc) in its place, from the last -bin")
 	tools := flag.Int("tools", 3, "tool calls in the scripted session (1 to 3)")
 	five := flag.Bool("five", true, "run the arms of the five binaries (true, and each -bin); -five=false keeps none, truec and hookwire")
-	flag.DurationVar(&gap, "gap", 0, "with -invocations: wait this long after each invocation, and for the warm workers' deliveries, before the next: each then starts on a machine the last one's deliveries have left (0: back to back)")
-	flag.BoolVar(&singles, "singles", true, "with -invocations: time each surface's own binary too; -singles=false keeps the floors, hookwire and hookwire-client (a third of the rounds' time; its p95s compare builds with each other, not with a full run's)")
+	flag.DurationVar(&gap, "gap", 0, "with -invocations: wait this long after each invocation before the next, as an agent's next event mostly comes after a tool has run (0: back to back)")
+	flag.BoolVar(&singles, "singles", true, "with -invocations: time each surface's own binary too; -singles=false keeps the floors and hookwire (a third of the rounds' time; its p95s compare builds with each other, not with a full run's)")
 	invocations := flag.Int("invocations", 0, "also time this many interleaved rounds of single invocations (each binary, hookwire, an empty static Go binary, /bin/true) outside any agent")
 	write := flag.Bool("write", false, "write the summary into docs/performance.md (and README.md) between their livebench marks")
-	issue23 := flag.Bool("issue23", false, "issue 23's measurement: -agents claude,gemini -tools 1 -five=false -combined -invocations 300 (flags given explicitly still win)")
+	issue42 := flag.Bool("issue42", false, "issue 42's measurement: "+presetFlags(issue42Flags)+" (flags given explicitly still win)")
 	serve := flag.Bool("serve", false, "only start the surfaces, print their environment, and serve until killed (to profile a binary by hand)")
 	var sets bins
-	flag.Var(&sets, "bin", "LABEL=DIR: a set of hookwire binaries to measure (repeatable; default: this module, built); with -invocations each set is timed in the same rounds, its cases labelled [LABEL], its warm workers on a runtime directory of their own")
+	flag.Var(&sets, "bin", "LABEL=DIR: a set of hookwire binaries to measure (repeatable; default: this module, built); with -invocations each set is timed in the same rounds, its cases labelled [LABEL], its state in a runtime directory of its own")
 	flag.Parse()
-	if *issue23 {
-		given := map[string]bool{}
-		flag.Visit(func(f *flag.Flag) { given[f.Name] = true })
-		for name, v := range map[string]string{"agents": "claude,gemini", "tools": "1", "five": "false", "combined": "true", "invocations": "300"} {
-			if !given[name] {
-				check(flag.Set(name, v))
-			}
-		}
+	if *issue42 {
+		check(preset(flag.CommandLine, issue42Flags))
 	}
 	if *tools < 1 || *tools > 3 {
 		check(fmt.Errorf("-tools %d: 1 to 3", *tools))
@@ -292,9 +285,6 @@ func main() {
 		check(buildEmptyGo(empty))
 		arms = append(arms, arm{label: "truec", dir: last.dir, instead: "/bin/true", combined: true},
 			arm{label: "goc", dir: last.dir, instead: empty, combined: true}, arm{label: "hookwire", dir: last.dir, combined: true})
-		if _, err := os.Stat(filepath.Join(last.dir, warm.ClientName)); err == nil {
-			arms = append(arms, arm{label: "warm", dir: last.dir, combined: true, client: true})
-		}
 	}
 	if *one != "" {
 		last := arms[len(arms)-1]
@@ -363,9 +353,8 @@ type result struct {
 	Round      int
 	Ms         float64 // the agent's session, spawn to exit
 	// CPU is the user and system time of the agent and every process it
-	// waited for (its hooks), and the warm workers' on its events: the
-	// cost that a loaded machine does not blur as it blurs wall time. A
-	// finisher, detached, is not in it.
+	// waited for (its hooks): the cost that a loaded machine does not blur
+	// as it blurs wall time. A finisher, detached, is not in it.
 	CPU   float64
 	Hooks []hookRun
 }
@@ -429,21 +418,11 @@ func run(work, exe string, a agentSpec, ar arm, surfaceEnv []string, round int) 
 			}
 		}
 		if ar.combined {
-			args := []string{"install", "--agent", a.name}
-			if ar.client {
-				args = append(args, "--warm")
-			}
-			cmd := exec.Command(filepath.Join(ar.dir, "hookwire"), args...)
+			cmd := exec.Command(filepath.Join(ar.dir, "hookwire"), "install", "--agent", a.name)
 			cmd.Env, cmd.Dir = env, cwd
 			if out, err := cmd.CombinedOutput(); err != nil {
 				return result{}, fmt.Errorf("hookwire install: %v: %s", err, out)
 			}
-		}
-		if ar.client {
-			if err := startWarm(ar.dir, env, run); err != nil {
-				return result{}, err
-			}
-			defer testkit.StopWarm(run)
 		}
 		if ar.instead != "" {
 			if err := commandInstead(home, ar.dir, ar.instead); err != nil {
@@ -456,9 +435,6 @@ func run(work, exe string, a agentSpec, ar arm, surfaceEnv []string, round int) 
 		return result{}, err
 	}
 
-	// The warm workers are no child of the agent: what they spend on its
-	// events is read from /proc, before and after.
-	workersBefore := workersCPU(run)
 	cmd := exec.Command(exe, a.args...)
 	cmd.Env, cmd.Dir = env, cwd
 	var output strings.Builder
@@ -478,9 +454,6 @@ func run(work, exe string, a agentSpec, ar arm, surfaceEnv []string, round int) 
 	res := result{Agent: a.name, Arm: ar.label, Round: round + 1, Ms: ms(took),
 		CPU: ms(cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime())}
 	time.Sleep(1200 * time.Millisecond) // a finisher's line comes after the session
-	if ar.client {
-		res.CPU += workersCPU(run) - workersBefore
-	}
 	if f, err := os.Open(log); err == nil {
 		sc := bufio.NewScanner(f)
 		sc.Buffer(nil, 1<<20)
@@ -568,11 +541,11 @@ func surfaces(work string) []string {
 }
 
 // runtimeDir makes a session's XDG_RUNTIME_DIR, where hookwire keeps its
-// state and the warm workers their socket: on tmpfs (/dev/shm) when there
-// is one, as a desktop's /run/user/<uid> is, else in dir. On this
-// machine's ext4 the state files' writes and renames took a third of a
-// warm worker's event (BenchmarkWarmWork, 2.0-2.2 ms against 1.3-1.4 on
-// tmpfs): a desktop does not pay that.
+// state: on tmpfs (/dev/shm) when there is one, as a desktop's
+// /run/user/<uid> is, else in dir. On this machine's ext4 the state files'
+// writes and renames took a third of the five surfaces' work on an event
+// (2.0-2.2 ms against 1.3-1.4 on tmpfs, in process, issue 23): a desktop
+// does not pay that.
 func runtimeDir(dir string) (string, error) {
 	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
 		return os.MkdirTemp("/dev/shm", "livebench-run-")
@@ -761,65 +734,39 @@ func check(err error) {
 	}
 }
 
-// workersCPU is the CPU time, in milliseconds, the warm workers serving
-// run's socket have spent so far (every thread's, from its schedstat, in
-// nanoseconds where the process's stat counts ticks of 10 ms). A worker
-// that ended takes its time with it: it is the worker whose event was its
-// last (an approval), none in these sessions.
-func workersCPU(run string) float64 { return workersUse(run).cpu }
+// issue42Flags are -issue42's: a one-tool session of Claude Code and Gemini
+// CLI through hookwire serving the five surfaces, against its hooks with
+// /bin/true and an empty static Go binary in its place, 15 rounds; then 300
+// rounds of single invocations, hookwire's against the empty Go binary's.
+var issue42Flags = [][2]string{{"agents", "claude,gemini"}, {"tools", "1"}, {"five", "false"}, {"combined", "true"}, {"runs", "15"}, {"invocations", "300"}}
 
-// A workerUse is what warm workers have spent: CPU in milliseconds, and
-// context switches (the times one of their threads was put on a CPU, woken
-// or after a preemption), so far or, in workerLoad, an event. label names
-// their build.
-type workerUse struct {
-	label         string
-	cpu, switches float64
-}
-
-// workersUse is what the warm workers serving run's socket have spent so
-// far: every thread's, from its schedstat (its time on a CPU in
-// nanoseconds, its time waiting for one, and how many times it was put on
-// one).
-func workersUse(run string) (u workerUse) {
-	procs, _ := os.ReadDir("/proc")
-	for _, p := range procs {
-		cmdline, _ := os.ReadFile(filepath.Join("/proc", p.Name(), "cmdline"))
-		environ, _ := os.ReadFile(filepath.Join("/proc", p.Name(), "environ"))
-		if !strings.Contains(string(cmdline), "\x00warm\x00") || !slices.Contains(strings.Split(string(environ), "\x00"), "XDG_RUNTIME_DIR="+run) {
+// preset sets fs's flags to values, but for those its command line gave.
+func preset(fs *flag.FlagSet, values [][2]string) error {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	for _, kv := range values {
+		if given[kv[0]] {
 			continue
 		}
-		tasks, _ := filepath.Glob(filepath.Join("/proc", p.Name(), "task", "*", "schedstat"))
-		for _, t := range tasks {
-			b, _ := os.ReadFile(t)
-			var on, waited, runs int64
-			fmt.Sscan(string(b), &on, &waited, &runs)
-			u.cpu += float64(on) / 1e6
-			u.switches += float64(runs)
+		if err := fs.Set(kv[0], kv[1]); err != nil {
+			return fmt.Errorf("-%s=%s: %v", kv[0], kv[1], err)
 		}
 	}
-	return u
+	return nil
 }
 
-// startWarm starts the warm workers of the hooks' environment env, as the
-// first event after a machine's start does (the client runs hookwire, which
-// starts them), and waits until one answers.
-func startWarm(dir string, env []string, run string) error {
-	cmd := exec.Command(filepath.Join(dir, warm.ClientName), "--version")
-	cmd.Env = env
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("hookwire-client --version: %v: %s", err, out)
-	}
-	return waitWarm(run)
-}
-
-// waitWarm waits until a worker answers on run's socket.
-func waitWarm(run string) error {
-	sock := filepath.Join(run, "hookwire", warm.Store, warm.SocketName)
-	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(2 * time.Millisecond) {
-		if testkit.WarmPing(sock) > 0 {
-			return nil
+// presetFlags is values as a command line says them.
+func presetFlags(values [][2]string) string {
+	var args []string
+	for _, kv := range values {
+		switch kv[1] {
+		case "true":
+			args = append(args, "-"+kv[0])
+		case "false":
+			args = append(args, "-"+kv[0]+"=false")
+		default:
+			args = append(args, "-"+kv[0], kv[1])
 		}
 	}
-	return fmt.Errorf("no warm worker answers on %s", sock)
+	return strings.Join(args, " ")
 }

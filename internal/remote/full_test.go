@@ -245,8 +245,7 @@ func TestRestartAfterFullDiskReplaysNothing(t *testing.T) {
 	spoolID(dir) // made by the first relay, before the disk filled
 	free := fill(t, filepath.Dir(dir))
 	host := Host{Name: "box", Argv: []string{os.Args[0], "-test.run=^TestHelperRelay$"}}
-	os.Setenv("RELAY_HELPER_RELAY", dir)
-	defer os.Unsetenv("RELAY_HELPER_RELAY")
+	t.Setenv("RELAY_HELPER_RELAY", dir)
 	got := &carried{}
 	stderr := &syncBuffer{}
 	// run runs a desktop (a hookwire remote process) until done says so.

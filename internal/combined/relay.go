@@ -128,6 +128,10 @@ func (c *relayCmd) doctor(con *hook.Console, dir string) error {
 		} else {
 			r.Backlog = &b
 		}
+		r.DiskFull, _ = remote.ReadFull(dir)
+		if left, ok := remote.FreeBytes(dir); ok && left < remote.LowSpace {
+			r.SpaceLeft = &left
+		}
 	}
 	for _, s := range c.specs {
 		for _, a := range install.Hooked(s, con.Getenv) {

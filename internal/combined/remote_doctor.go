@@ -143,6 +143,14 @@ func (c *remoteDoctor) read(rep remote.Report) []install.Finding {
 	if rep.Running {
 		add(install.Info, "a desktop is connected to it now", "")
 	}
+	if rep.SpaceLeft != nil {
+		add(install.Fail, fmt.Sprintf("the disk of its relay directory is full (%d KiB left): its hooks cannot spool, and while no desktop is connected their deliveries are lost",
+			*rep.SpaceLeft>>10), "on "+c.Host+": free some space on the disk that holds "+clip(rep.RelayDir))
+	}
+	if f := rep.DiskFull; f != nil {
+		add(install.Warn, "the disk of its relay directory was full ("+fullWhen(f)+"): "+fullCost(f),
+			"keep some space free on "+c.Host+"'s disk: what a hook could not spool while no desktop was connected is lost")
+	}
 	var agents []string
 	for a, bins := range rep.Hooks {
 		agents = append(agents, clip(a)+" ("+clip(strings.Join(bins, ", "))+")")
@@ -155,6 +163,31 @@ func (c *remoteDoctor) read(rep remote.Report) []install.Finding {
 		add(install.OK, "hooks installed for: "+strings.Join(agents, ", "), "")
 	}
 	return fs
+}
+
+// fullWhen says when the relay's disk was full, in this desktop's time zone.
+func fullWhen(f *remote.Full) string {
+	const layout = "2006-01-02 15:04:05"
+	first, last := f.First.Local().Format(layout), f.Last.Local().Format(layout)
+	if first == last {
+		return first
+	}
+	return first + " to " + last
+}
+
+// fullCost says what a full disk did to the relay's deliveries.
+func fullCost(f *remote.Full) string {
+	var what []string
+	if f.AcksLate > 0 {
+		what = append(what, fmt.Sprintf("%d acks persisted late, once there was space", f.AcksLate))
+	}
+	if f.Live > 0 {
+		what = append(what, fmt.Sprintf("%d deliveries handed to the connected desktop unspooled", f.Live))
+	}
+	if len(what) == 0 {
+		return "nothing was lost"
+	}
+	return strings.Join(what, "; ")
 }
 
 // clip is a string from the remote end, safe and short to print.

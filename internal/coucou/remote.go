@@ -18,10 +18,45 @@ import (
 // caps its payload to it (every string is capped well below already).
 const MaxRemoteBody = 64 << 10
 
-// remoteDropped are the terminal fields that locate a process or a tab on
-// the machine the hook ran on (a pid, a port, a terminal session): here they
-// would name one of this desktop's, or nothing.
-var remoteDropped = []string{"vscode_pid", "session_pid", "iterm_session_id", "term_session_id", "wt_session", "transcript_path", "transcriptPath"}
+// remoteDropped are the fields by which a line says which process, window,
+// app or terminal it came from: Coucou's apps route a session to a pill and
+// bring its window forward by them (docs/reference/focus-fields.md
+// lists each with its source). From another machine each would name one of
+// this desktop's, chosen by that machine, or nothing; all go, and the
+// desktop's own take their place (remoteTerminal). transcript_path names a
+// file over there.
+var remoteDropped = []string{
+	// nb-hook's and the relays' terminal context (the terminal table)
+	"term_program", "iterm_session_id", "term_session_id", "bundle_id", "terminal_emulator",
+	"wt_session", "vscode_pid", "session_pid", TermEditor,
+	// the Windows relay's window and its processes (windows/hook/src/origin.rs)
+	"origin_hwnd", "origin_pid", "origin_console_pid",
+	// the processes above a relay, by which the Windows app finds the window
+	"terminal_pids",
+	// what other relays of the same line send for the same purpose
+	"origin_tty", "origin_app", "tty", "tmux_pane", "window_id", "pid", "ppid",
+	"transcript_path", "transcriptPath",
+}
+
+// remoteTerminal is the terminal context of this desktop's own process (the
+// terminal that runs hookwire remote, an editor's integrated terminal, or
+// nothing for a service), as nb-hook would add it here: what a remote
+// session's pill focuses, if anything. Read once: the environment stays.
+func remoteTerminal(getenv func(string) string) func() map[string]string {
+	return sync.OnceValue(func() map[string]string {
+		in := Input{Getenv: getenv}
+		own := map[string]string{}
+		for _, t := range terminal {
+			if v := getenv(t.env); v != "" {
+				own[t.field] = v
+			}
+		}
+		if e := termEditor(in); e != "" {
+			own[TermEditor] = e
+		}
+		return own
+	})
+}
 
 // eventWord is what a line's hook_event_name may be: a name, never a path.
 // It is compiled on first use, on the desktop: package init runs in every
@@ -34,15 +69,20 @@ var eventWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile
 // its session_id is made <host>.<session_id> (two hosts' sessions never
 // share a pill's session) and its cwd ends " on <host>" (the pill the app
 // names after the project folder, cwd's last element, says where it runs).
-// coucou_agent stays only when it is a name the app accepts. An Ask (a
+// coucou_agent stays only when it is a name the app accepts. Every field
+// that names a process, window, app or terminal over there is dropped
+// (remoteDropped), and this desktop's own terminal context, if any, takes
+// its place: a remote pill focuses the terminal that runs hookwire remote,
+// as the Linux app also finds it from the socket's peer. An Ask (a
 // permission request, a question the hook waits on) reads the app's answer
 // within its WithinMS, at most this desktop's decision timeout.
 func Remote(getenv func(string) string) remote.Surface {
+	own := remoteTerminal(getenv)
 	return func(host string, d remote.Delivery) (remote.Carry, error) {
 		if host == "" {
 			return remote.Carry{}, errors.New("no host name")
 		}
-		line, ev, err := remoteLine(host, d.Body)
+		line, ev, err := remoteLine(host, d.Body, own())
 		if err != nil {
 			return remote.Carry{}, err
 		}
@@ -84,8 +124,9 @@ func remoteDecisionTimeout(getenv func(string) string, question bool) time.Durat
 
 type remoteEvent struct{ event, session, agent, kind string }
 
-// remoteLine checks a line from another machine and names the host in it.
-func remoteLine(host string, body []byte) ([]byte, remoteEvent, error) {
+// remoteLine checks a line from another machine, names the host in it, and
+// puts this desktop's terminal context (own) in place of the other machine's.
+func remoteLine(host string, body []byte, own map[string]string) ([]byte, remoteEvent, error) {
 	var ev remoteEvent
 	if len(body) > MaxRemoteBody {
 		return nil, ev, errors.New("coucou: a line longer than 64 KiB")
@@ -142,6 +183,9 @@ func remoteLine(host string, body []byte) ([]byte, remoteEvent, error) {
 	}
 	for _, f := range remoteDropped {
 		delete(p, f)
+	}
+	for k, v := range own {
+		p[k] = v
 	}
 	return encode(p), ev, nil
 }

@@ -87,9 +87,12 @@ func (inv *Invocation) toRelay(dir string, c transport.Crosser) (transport.Reply
 		rec.Reply = string(body)
 		return inv.handed(rec, transport.Reply{Body: body}, err)
 	}
-	_, poked, err := remote.Hand(ctx, dir, line)
+	seq, poked, err := remote.Hand(ctx, dir, line)
 	rec.Reply = "spooled"
-	if err == nil && !poked {
+	switch {
+	case err == nil && seq == 0:
+		rec.Reply = "handed live: the spool's disk is full"
+	case err == nil && !poked:
 		rec.Reply = "spooled; " + remote.ErrNoDesktop.Error()
 	}
 	return inv.handed(rec, transport.Reply{}, err)

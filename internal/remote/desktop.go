@@ -302,10 +302,11 @@ func (c *conn) serve(out io.Reader) error {
 		switch {
 		case del.Ask != 0:
 			c.ask(*del)
-		case c.done.again(del.Seq):
+		case del.Seq != 0 && c.done.again(del.Seq):
 			// Carried out on the last connection, whose ack was lost
 			// with it: the relay replays it, the surface must not see it
-			// twice.
+			// twice. (Seq 0: a delivery the relay took live, unspooled,
+			// from a hook whose disk is full: never replayed.)
 		default:
 			c.carry(*del)
 			c.done.carried = max(c.done.carried, del.Seq)

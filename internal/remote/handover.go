@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strings"
 	"syscall"
 	"time"
 
@@ -27,12 +28,43 @@ var ErrNoDesktop = errors.New("no desktop connected (no relay listening)")
 // Hand spools one delivery line (Delivery's JSON, without Seq) in dir and
 // pokes the relay, if one listens. It returns the line's Seq, and whether a
 // relay was poked (for the log: the desktop has it now, or on reconnect).
+// When the spool's disk is full, a relay that listens (a desktop is
+// connected) takes the line live instead: Seq 0 and poked, and the desktop
+// has it now; without one the delivery is lost, and the error says why.
 func Hand(ctx context.Context, dir string, line []byte) (seq uint64, poked bool, err error) {
 	seq, err = Append(ctx, dir, line)
+	if NoSpace(err) {
+		if lerr := handLive(ctx, dir, line); lerr == nil {
+			return 0, true, nil
+		} else if !errors.Is(lerr, ErrNoDesktop) {
+			err = errors.Join(err, lerr)
+		}
+	}
 	if err != nil {
 		return 0, false, err
 	}
 	return seq, Poke(dir) == nil, nil
+}
+
+// liveWithin bounds a live hand-over: the relay writes the line to the
+// desktop and says so; one that cannot at once (a desktop not reading) is
+// not waited for longer than a spool's lock would be.
+const liveWithin = LockWithin
+
+// handLive gives a delivery the spool could not take to the relay's
+// socket, for the desktop at once.
+func handLive(ctx context.Context, dir string, line []byte) error {
+	ctx, cancel := context.WithTimeout(ctx, liveWithin)
+	defer cancel()
+	reply, err := transport.SocketLine{Path: SocketPath(dir), Line: line, ReadReply: true,
+		ConnectWithin: pokeWithin, MaxReply: 64}.Do(ctx)
+	if err != nil {
+		return noRelay(err)
+	}
+	if strings.TrimSpace(string(reply.Body)) != liveReply {
+		return errors.New("the relay did not take it (an older hookwire relay?)")
+	}
+	return nil
 }
 
 // Poke tells a relay listening in dir that the spool grew: a connection

@@ -51,12 +51,21 @@ type relay struct {
 	out     sync.Mutex // one line at a time on stdout
 	outErr  error
 	sent    atomic.Uint64 // the highest Seq written
-	acked   atomic.Uint64
+	acked   atomic.Uint64 // the highest the desktop acked (held to sent)
 	nextAsk atomic.Uint64
-	asksMu  sync.Mutex
-	asks    map[uint64]chan string
-	seg     uint32 // where the next scan starts
-	off     int64
+	// persisting: relay/acked and what is known of a full disk, under
+	// persistMu. An ack not persisted (a full disk) is retried until it is:
+	// a relay restarted before would replay what it covers.
+	persistMu sync.Mutex
+	persisted uint64 // the highest ack in relay/acked
+	failing   error  // the last persisting's failure, nil when none
+	failedSeq uint64 // the ack it failed
+	full      fullEpisode
+	retry     chan struct{} // a persisting failed: retry later
+	asksMu    sync.Mutex
+	asks      map[uint64]chan string
+	seg       uint32 // where the next scan starts
+	off       int64
 }
 
 // Run serves until stdin ends (the desktop went away): it binds the socket,
@@ -67,7 +76,7 @@ func (cfg Relay) Run(ctx context.Context) error {
 	if err := Create(cfg.Dir); err != nil {
 		return fmt.Errorf("relay directory: %w", err)
 	}
-	r := &relay{Relay: cfg, asks: map[uint64]chan string{}}
+	r := &relay{Relay: cfg, asks: map[uint64]chan string{}, retry: make(chan struct{}, 1)}
 	ln, unlink, err := listen(cfg.Dir)
 	if err != nil {
 		return err
@@ -82,6 +91,7 @@ func (cfg Relay) Run(ctx context.Context) error {
 		r.accept(ln, pokes)
 	}()
 	r.acked.Store(readAcked(cfg.Dir))
+	r.persisted = r.acked.Load()
 	r.start()
 	r.write(Envelope{Hello: &Hello{V: Version, Version: cfg.Version, Host: cfg.Host, Spool: spoolID(cfg.Dir)}})
 	n := r.scan(true)
@@ -89,6 +99,11 @@ func (cfg Relay) Run(ctx context.Context) error {
 	eof := make(chan error, 1)
 	go func() { eof <- r.controls() }()
 	defer r.closeAsks()
+	// The last acks, if they could not be persisted yet: once more on the
+	// way out (the desktop's last ack may have come with its EOF).
+	defer r.persist()
+	var retry <-chan time.Time // armed while a persisting failed
+	backoff := minRetry
 	for {
 		if err := r.writeErr(); err != nil {
 			return fmt.Errorf("writing to the desktop: %w", err)
@@ -96,6 +111,19 @@ func (cfg Relay) Run(ctx context.Context) error {
 		select {
 		case <-pokes:
 			r.scan(false)
+			// A hook could append: there may be space for the ack too.
+			r.persist()
+		case <-r.retry:
+			if retry == nil {
+				retry = time.After(backoff)
+			}
+		case <-retry:
+			retry = nil
+			if r.persist() {
+				backoff = minRetry
+			} else {
+				backoff = min(2*backoff, maxRetry)
+			}
 		case err := <-eof:
 			return err
 		case <-ctx.Done():
@@ -103,6 +131,14 @@ func (cfg Relay) Run(ctx context.Context) error {
 		}
 	}
 }
+
+// An ack that could not be persisted (a full disk) is retried after
+// minRetry, doubling to maxRetry, until it is; a poke or another ack
+// retries it at once. Nothing runs on a timer otherwise.
+const (
+	minRetry = time.Second
+	maxRetry = 30 * time.Second
+)
 
 // listen binds relay.sock, replacing a stale one (the newest relay wins);
 // unlink removes it at the end only if it is still this relay's.
@@ -175,11 +211,34 @@ func (r *relay) serve(conn net.Conn, pokes chan<- struct{}) {
 		return
 	}
 	var d Delivery
-	if json.Unmarshal(line, &d) != nil || d.Ask == 0 {
-		fmt.Fprintf(r.Err, "hookwire relay: a hook's line is not an ask: ignored\n")
+	if json.Unmarshal(line, &d) != nil {
+		fmt.Fprintf(r.Err, "hookwire relay: a hook's line is not a delivery: ignored\n")
+		return
+	}
+	if d.Ask == 0 {
+		r.live(d)
+		conn.Write([]byte(liveReply + "\n"))
 		return
 	}
 	conn.Write([]byte(r.ask(d) + "\n"))
+}
+
+// liveReply is the relay's word to a hook whose delivery it took live.
+const liveReply = "live"
+
+// live sends a delivery a hook could not spool (its disk is full) to the
+// desktop at once, as it is: Seq 0, so the desktop carries it out without
+// acking it, and no replay ever repeats it. The full disk is noted for
+// doctor.
+func (r *relay) live(d Delivery) {
+	d.Seq, d.Ask, d.WithinMS = 0, 0, 0
+	r.write(Envelope{Delivery: &d})
+	r.persistMu.Lock()
+	r.full.note(time.Now(), false)
+	if r.full.record(r.Dir) != nil {
+		r.retryLater()
+	}
+	r.persistMu.Unlock()
 }
 
 // ask sends an approval to the desktop, renumbered, and waits for its
@@ -257,27 +316,92 @@ func (r *relay) control(c Control) {
 	}
 }
 
-// ack persists the desktop's ack and deletes what it covers: the segments
-// wholly acked (never the newest, which the hooks append to), kept.jsonl
-// once all of it is.
+// ack takes the desktop's ack: every delivery up to seq is carried out.
 func (r *relay) ack(seq uint64) {
-	if seq <= r.acked.Load() {
-		return
+	for {
+		old := r.acked.Load()
+		if seq <= old || r.acked.CompareAndSwap(old, seq) {
+			break
+		}
 	}
-	r.acked.Store(seq)
+	// Even an ack of nothing new retries one not persisted yet.
+	r.persist()
+}
+
+// persist writes the highest ack to relay/acked and deletes what it covers:
+// the segments wholly acked (never the newest, which the hooks append to),
+// kept.jsonl once all of it is. Those go first: on a full disk they free
+// the space the ack needs. It reports whether relay/acked holds the ack;
+// when it does not, a retry is scheduled.
+func (r *relay) persist() bool {
+	r.persistMu.Lock()
+	defer r.persistMu.Unlock()
+	seq := r.acked.Load()
+	if seq <= r.persisted && !r.full.pending() {
+		return true
+	}
 	release, err := lock(context.Background(), r.Dir)
 	if err != nil {
-		fmt.Fprintf(r.Err, "hookwire relay: ack %d: %v (kept for the next ack)\n", seq, err)
-		return
+		r.persistFailed(seq, err)
+		return false
 	}
 	defer release()
-	if old := readAcked(r.Dir); old > seq {
-		return // another relay acked further
+	if seq > r.persisted {
+		if old := readAcked(r.Dir); old >= seq {
+			r.persisted = seq // another relay acked further
+		} else {
+			r.dropAcked(seq)
+			if err := writeAcked(r.Dir, seq); err != nil {
+				r.persistFailed(seq, err)
+				return false
+			}
+			r.persisted = seq
+		}
 	}
-	if err := safefile.WriteFile(filepath.Join(r.Dir, ackedFile), []byte(strconv.FormatUint(seq, 10)+"\n"), 0o600); err != nil {
-		fmt.Fprintf(r.Err, "hookwire relay: ack %d: %v\n", seq, err)
-		return
+	if r.failing != nil {
+		fmt.Fprintf(r.Err, "hookwire relay: ack %d persisted\n", seq)
+		r.failing = nil
 	}
+	if err := r.full.record(r.Dir); err != nil {
+		r.retryLater()
+		return false
+	}
+	return true
+}
+
+// persistFailed says why an ack could not be persisted, once per episode,
+// and schedules a retry.
+func (r *relay) persistFailed(seq uint64, err error) {
+	if NoSpace(err) {
+		// Counted once per ack, not per retry.
+		if r.failing == nil || seq > r.failedSeq {
+			r.full.note(time.Now(), true)
+		}
+		r.failedSeq = seq
+	}
+	if r.failing == nil {
+		fmt.Fprintf(r.Err, "hookwire relay: ack %d: %v (retried until it is persisted)\n", seq, err)
+	}
+	r.failing = err
+	r.retryLater()
+}
+
+// retryLater asks Run's loop for a retry of persist.
+func (r *relay) retryLater() {
+	select {
+	case r.retry <- struct{}{}:
+	default:
+	}
+}
+
+// writeAcked persists an ack: a variable, so that a test can make the disk
+// full.
+var writeAcked = func(dir string, seq uint64) error {
+	return safefile.WriteFile(filepath.Join(dir, ackedFile), []byte(strconv.FormatUint(seq, 10)+"\n"), 0o600)
+}
+
+// dropAcked deletes what an ack of seq covers, under the lock.
+func (r *relay) dropAcked(seq uint64) {
 	sdir := filepath.Join(r.Dir, spoolDir)
 	segs, _ := segments(sdir)
 	for i, s := range segs {

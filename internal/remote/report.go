@@ -12,7 +12,16 @@ type Report struct {
 	// Running: a relay listens now (a desktop is connected).
 	Running bool     `json:"running"`
 	Backlog *Backlog `json:"backlog,omitempty"`
+	// DiskFull: the last time the spool's disk was found full (relay/full),
+	// and what it cost; SpaceLeft: the bytes left on it now, when fewer than
+	// LowSpace.
+	DiskFull  *Full   `json:"disk_full,omitempty"`
+	SpaceLeft *uint64 `json:"space_left,omitempty"`
 	// Hooks: each agent whose settings there run hookwire's hooks, or a
 	// crossing surface's own binary's, and which.
 	Hooks map[string][]string `json:"hooks"`
 }
+
+// LowSpace: with fewer bytes left on the spool's disk, doctor says it is
+// full (a segment is 256 KiB; a hook's delivery up to one).
+const LowSpace = 1 << 20

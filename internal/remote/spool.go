@@ -101,6 +101,9 @@ func appendLocked(dir string, line []byte) (uint64, error) {
 	}
 	buf = append(append(buf, line...), '\n')
 	if _, err := f.Write(buf); err != nil {
+		// A full disk may have taken part of it: cut it off, so that no
+		// torn line (or a whole one whose hook was told it failed) stays.
+		f.Truncate(size)
 		return 0, err
 	}
 	return Seq(head, size+int64(len(buf))), nil

@@ -34,12 +34,15 @@ var sourceWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompil
 // against the sink's own shape (v 1, one of its events, only the whitelist's
 // keys, every text within its limit), its session_key made
 // <host>.<key> (two hosts' runs never share one), its agent_name made
-// "<name> on <host>", its transport's ppid 0 and tty "" (the remote's mean
-// nothing here), and it is POSTed to this desktop's sink with this
+// "<name> on <host>", its transport's ppid 0 and its tty this desktop's own
+// (the terminal that runs hookwire remote, as vpet-notify would name it here,
+// or none): the remote's pid and terminal would name one of this desktop's.
+// It is POSTed to this desktop's sink with this
 // desktop's token, which never leaves the desktop. This desktop's
 // VPET_NOTIFY_EVENTS applies; a pet that is not running costs nothing (no
 // token file appears), as for vpet-notify.
 func Remote(getenv func(string) string) remote.Surface {
+	ownTTY := sync.OnceValue(func() string { return TTY(getenv) })
 	return func(host string, d remote.Delivery) (remote.Carry, error) {
 		if host == "" {
 			return remote.Carry{}, errors.New("no host name")
@@ -47,7 +50,7 @@ func Remote(getenv func(string) string) remote.Surface {
 		if d.Event != "" || d.Payload != "" || d.Ask != 0 {
 			return remote.Carry{}, errors.New("vpet: fields a VPet delivery has none of")
 		}
-		e, err := remoteEnvelope(host, d.Body)
+		e, err := remoteEnvelope(host, d.Body, ownTTY())
 		if err != nil {
 			return remote.Carry{}, err
 		}
@@ -92,9 +95,10 @@ func remoteTokenLock(getenv func(string) string) func(ctx context.Context) (func
 	}
 }
 
-// remoteEnvelope checks an envelope from another machine and names the
-// host in it.
-func remoteEnvelope(host string, body []byte) (*Envelope, error) {
+// remoteEnvelope checks an envelope from another machine, names the host
+// in it, and gives it this desktop's terminal (tty) in place of the other
+// machine's.
+func remoteEnvelope(host string, body []byte, tty string) (*Envelope, error) {
 	if len(body) > MaxRemoteBody {
 		return nil, errors.New("vpet: an envelope longer than 16 KiB")
 	}
@@ -138,6 +142,6 @@ func remoteEnvelope(host string, body []byte) (*Envelope, error) {
 	if p.AgentName != "" {
 		p.AgentName += " on " + host
 	}
-	e.Transport.PPID, e.Transport.TTY = 0, ""
+	e.Transport.PPID, e.Transport.TTY = 0, tty
 	return &e, nil
 }

@@ -124,6 +124,23 @@ func remoteDecisionTimeout(getenv func(string) string, question bool) time.Durat
 
 type remoteEvent struct{ event, session, agent, kind string }
 
+// remoteSession is the session a line from another machine names, "unknown"
+// for none.
+func remoteSession(p map[string]any) (string, error) {
+	for _, k := range []string{"session_id", "conversation_id"} {
+		if v, set := p[k]; set {
+			s, ok := v.(string)
+			if !ok {
+				return "", errors.New("coucou: a session id that is not a string")
+			}
+			if s != "" {
+				return s, nil
+			}
+		}
+	}
+	return "unknown", nil
+}
+
 // remoteLine checks a line from another machine, names the host in it, and
 // puts this desktop's terminal context (own) in place of the other machine's.
 func remoteLine(host string, body []byte, own map[string]string) ([]byte, remoteEvent, error) {
@@ -155,18 +172,9 @@ func remoteLine(host string, body []byte, own map[string]string) ([]byte, remote
 			delete(p, "coucou_agent")
 		}
 	}
-	sid := "unknown"
-	for _, k := range []string{"session_id", "conversation_id"} {
-		if v, set := p[k]; set {
-			s, ok := v.(string)
-			if !ok {
-				return nil, ev, errors.New("coucou: a session id that is not a string")
-			}
-			if s != "" {
-				sid = s
-				break
-			}
-		}
+	sid, err := remoteSession(p)
+	if err != nil {
+		return nil, ev, err
 	}
 	ev.session = host + "." + sid
 	p["session_id"] = ev.session

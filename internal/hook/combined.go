@@ -343,7 +343,7 @@ func (inv *Invocation) sumUp(subs []*Invocation) {
 		o := sub.rec.Outcome
 		sub.mu.Unlock()
 		served = append(served, sub.bin.Name+" "+o)
-		if (o == outcomeOK || o == outcomeCourier) && outcome == outcomeNothing || o == outcomeFailed || o == outcomeTimeout || o == outcomePanic {
+		if (o == outcomeOK || o == outcomeCourier || o == outcomeSkipped) && outcome == outcomeNothing || o == outcomeFailed || o == outcomeTimeout || o == outcomePanic {
 			outcome = o
 		}
 	}

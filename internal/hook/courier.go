@@ -225,9 +225,6 @@ func (inv *Invocation) startCourier(c Combined, subs []*Invocation) {
 					h.Conn.Close()
 				}
 			}
-			if len(held) > 0 {
-				sub.Notef("courier: %d request(s) to %s dropped (late)", len(held), sub.bin.Name)
-			}
 			continue
 		}
 		items, fs, err := transport.Encode(held, files)

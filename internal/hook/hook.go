@@ -722,6 +722,8 @@ func (inv *Invocation) Send(r transport.Request) (transport.Reply, error) {
 	// must see a credential whole before the log clips it.
 	d := delivery{To: r.Summary(), Status: reply.Status, Reply: text.ClipBytes(string(reply.Body), 1024)}
 	switch {
+	case errors.Is(err, transport.ErrHandedOver) && inv.skipLate:
+		d.Dropped = true // its surface is late (courier.go)
 	case errors.Is(err, transport.ErrHandedOver):
 		d.Courier = true
 	case err != nil:
@@ -794,6 +796,9 @@ func (inv *Invocation) finish() {
 				}
 				if d.Courier {
 					r.Outcome = outcomeCourier
+				}
+				if d.Dropped && r.Outcome == outcomeOK {
+					r.Outcome = outcomeSkipped
 				}
 				if d.Error != "" {
 					r.Outcome, r.Error = outcomeFailed, d.Error

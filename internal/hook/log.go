@@ -47,7 +47,9 @@ type delivery struct {
 	Reply  string `json:"reply,omitempty"`
 	Error  string `json:"error,omitempty"`
 	// Courier: handed over to the courier, whose line has its outcome.
+	// Dropped: not sent, its surface being late (courier.go).
 	Courier bool `json:"courier,omitempty"`
+	Dropped bool `json:"dropped,omitempty"`
 }
 
 // Outcomes.
@@ -57,6 +59,7 @@ const (
 	outcomeNothing = "nothing" // nothing to send; the notes say why
 	outcomeLater   = "later"   // a finisher sends it (finisher_pid)
 	outcomeCourier = "courier" // a delivery outlasted the grace: the courier carries it on (courier_pid)
+	outcomeSkipped = "skipped" // its surface is late: what it would send was dropped (notes)
 	outcomeDryRun  = "dry-run" // printed, not sent
 	outcomePanic   = "panic"   // a bug; the notes hold the stack
 	outcomeTimeout = "timeout" // the watchdog ended the process at the hard deadline

@@ -15,7 +15,7 @@ import (
 // TestDescriptor checks the descriptor Open makes: close-on-exec (a hook
 // starts processes, which must not inherit its state files) and blocking.
 // What it saves, the poller's attempt, shows in system calls, not here:
-// BenchmarkWarmWork's count (docs/performance.md).
+// the count of an event's system calls in docs/performance.md.
 func TestDescriptor(t *testing.T) {
 	f, err := rawfile.Open(filepath.Join(t.TempDir(), "f"), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {

@@ -1,9 +1,11 @@
 package hookwire_test
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"maps"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hookwire/hookwire/internal/combined"
 	"github.com/hookwire/hookwire/internal/hook"
 	"github.com/hookwire/hookwire/internal/testkit"
 )
@@ -180,6 +183,68 @@ func BenchmarkHookWork(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkDeliveries is the grace's yardstick (hook.Grace): how long one
+// hookwire event's work takes in process, parse and the five surfaces'
+// handlers and deliveries (HOOKWIRE_GRACE=0: all waited for), each surface
+// in this process answering at once, noctalia's socket included, as on a
+// desktop running it. It reports p50, p95 and the worst in milliseconds:
+// the grace must stand far above the worst. Its state directory is in
+// TMPDIR: TMPDIR=/dev/shm puts it on tmpfs, as a desktop's XDG_RUNTIME_DIR
+// is:
+//
+//	go test -run '^$' -bench Deliveries -benchtime 2000x .
+func BenchmarkDeliveries(b *testing.B) {
+	dir := b.TempDir()
+	bin, err := testkit.BuildSuite(".")
+	if err != nil {
+		b.Fatal(err)
+	}
+	env := append(baseEnv(dir), hook.EnvGrace+"=0")
+	surfaces := []string{"nb-hook", "pulse-claude", "trailboss-hook", "vpet-notify", "coral-pulse"}
+	for _, s := range surfaces {
+		e, _ := latencyTargets[s](b, bin, dir)
+		env = append(env, e...)
+	}
+	env = append(env, "VPET_NOTIFY_TOKEN="+vpetToken)
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		b.Setenv(k, v)
+	}
+	serveUnix(b, filepath.Join(dir, "run", "noctalia-wayland-0.sock"), "ok", func(c net.Conn) {
+		if _, err := bufio.NewReader(c).ReadBytes('\n'); err == nil {
+			c.Write([]byte("ok: dispatched 1\n"))
+		}
+	})
+	devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer devnull.Close()
+	payload := filepath.Join(dir, "pre.json")
+	os.WriteFile(payload, []byte(`{"session_id":"d63ac083-c016-4a5e-9d4f-0d0b1f7e2a11","hook_event_name":"PreToolUse","transcript_path":"`+
+		filepath.Join(dir, "session.jsonl")+`","cwd":"/tmp","tool_name":"Bash","tool_input":{"command":"ls"},"tool_use_id":"toolu_1"}`), 0o600)
+	c := combined.Hookwire()
+	args := []string{"--surfaces", strings.Join(surfaces, ",")}
+	var took []time.Duration
+	for b.Loop() {
+		f, err := os.Open(payload)
+		if err != nil {
+			b.Fatal(err)
+		}
+		start := time.Now()
+		if code := hook.RunCombined(c, args, f, devnull, devnull); code != 0 {
+			b.Fatalf("exit %d", code)
+		}
+		took = append(took, time.Since(start))
+		f.Close()
+	}
+	slices.Sort(took)
+	for _, p := range []float64{0.5, 0.95, 1} {
+		b.ReportMetric(float64(took[int(p*float64(len(took)-1))].Microseconds())/1000, fmt.Sprintf("p%.0f-ms", p*100))
+	}
+	b.ReportMetric(0, "ns/op")
 }
 
 // BenchmarkCombined measures what one agent event costs a user of the five

@@ -75,7 +75,7 @@ func (s SocketLine) Kind() string { return "socket" }
 // Resume writes rest (the line, or what is left of it) on conn and reads
 // the reply: Do's steps once connected, and the courier's (late.go).
 func (s SocketLine) Resume(ctx context.Context, conn net.Conn, rest []byte) (Reply, error) {
-	if n, err := conn.Write(rest); err != nil {
+	if n, err := WriteRest(conn, rest); err != nil {
 		if HandedOver(ctx, s, conn, rest[n:]) {
 			return Reply{}, ErrHandedOver
 		}
@@ -101,6 +101,16 @@ func (s SocketLine) Resume(ctx context.Context, conn net.Conn, rest []byte) (Rep
 		return Reply{Body: line}, fmt.Errorf("read reply from %s: %w", s.Path, DeadlineErr(ctx, err))
 	}
 	return Reply{Body: line}, nil
+}
+
+// WriteRest writes what is left of a request; nothing left is no write (a
+// surface that answered and closed while its request was handed over must
+// not turn its answer into a broken pipe).
+func WriteRest(conn net.Conn, rest []byte) (int, error) {
+	if len(rest) == 0 {
+		return 0, nil
+	}
+	return conn.Write(rest)
 }
 
 // Reachable connects to a local socket or pipe, checks that its server runs

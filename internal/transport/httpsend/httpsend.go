@@ -169,7 +169,7 @@ func (h Request) Kind() string { return "http" }
 // Resume writes rest (the request, or what is left of it) on conn and
 // reads the response: Do's steps once connected, and the courier's.
 func (h Request) Resume(ctx context.Context, conn net.Conn, rest []byte) (transport.Reply, error) {
-	if n, err := conn.Write(rest); err != nil {
+	if n, err := transport.WriteRest(conn, rest); err != nil {
 		if transport.HandedOver(ctx, h, conn, rest[n:]) {
 			return transport.Reply{}, transport.ErrHandedOver
 		}

@@ -87,6 +87,11 @@ type Spec struct {
 	// which must exceed the binary's own wait.
 	Timeout, Approval time.Duration
 	Approvals         []agent.Kind
+	// ApprovalAt: an agent's event that waits for a person besides those
+	// of the Approvals kinds (the consent panel's: Claude Code's
+	// PreToolUse, Copilot CLI's permissionRequest); its timeout is
+	// Approval too.
+	ApprovalAt func(d *agent.Dialect, event string) bool
 	// Legacy marks entries of what this binary replaces (a substring of
 	// their command), so that install updates them too.
 	Legacy []string
@@ -150,7 +155,7 @@ func (s Spec) Entries(a *Agent, path string) []Entry {
 			args = append(args, ev)
 		}
 		e := Entry{Event: ev, Command: strings.Join(args, " "), Timeout: s.Timeout, Matched: slices.Contains(a.Matched, ev)}
-		if k, _ := a.dialect.KindOf(ev); slices.Contains(s.Approvals, k) {
+		if k, _ := a.dialect.KindOf(ev); slices.Contains(s.Approvals, k) || s.ApprovalAt != nil && s.ApprovalAt(a.dialect, ev) {
 			e.Timeout = s.Approval
 		}
 		if slices.Contains(a.WithoutTimeout, ev) {
@@ -181,11 +186,14 @@ func (s Spec) Entries(a *Agent, path string) []Entry {
 }
 
 // AskEvents are the agent's events of the Ask kinds that are not hooked
-// already: what --approvals adds.
+// already: what --approvals adds. A combined binary's (AskArgs) line is
+// added beside the one that serves its other surfaces there (the consent
+// panel's Copilot CLI permissionRequest): that one does not answer for the
+// surface that asks (no AskFlag).
 func (s Spec) AskEvents(a *Agent) []string {
 	var out []string
 	for _, ev := range a.dialect.HookNames(s.Ask) {
-		if !slices.Contains(s.Events(a), ev) {
+		if s.AskArgs != nil || !slices.Contains(s.Events(a), ev) {
 			out = append(out, ev)
 		}
 	}

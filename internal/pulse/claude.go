@@ -13,6 +13,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/hookwire/hookwire/internal/agent"
+	"github.com/hookwire/hookwire/internal/consent"
 	"github.com/hookwire/hookwire/internal/hook"
 	"github.com/hookwire/hookwire/internal/install"
 	"github.com/hookwire/hookwire/internal/state"
@@ -42,6 +43,8 @@ Always exits 0; prints nothing unless in dry-run.`,
 		DryRunEnv: []string{"NOCTALIA_PULSE_DRYRUN"},
 		NoAnswers: true, // the bar shows figures, never text; Copilot's file is the finisher's to wait for
 		Commands:  install.Commands(claudeHooks, noctaliaCheck),
+		// The consent panel answers these (internal/consent).
+		Decides: consent.Asks,
 		Wrap:      hook.Wrap{EndsSession: true},
 	}
 }
@@ -117,6 +120,11 @@ const (
 func (c *claudeCLI) Run(inv *hook.Invocation) error {
 	args, event := c.split()
 	ev := inv.Event(c.Agent, args)
+	if inv.Finishing() == "" {
+		// After the bar is told of the event: the panel's gate, which may
+		// hold the hook while a person answers.
+		defer Consent(inv.Getenv).Ask(inv, ev, slot(ev))
+	}
 	event, ok := pulseEvent(inv, ev, event)
 	if !ok {
 		return nil

@@ -45,7 +45,7 @@ Always exits 0; prints nothing unless in dry-run.`,
 		Commands:  install.Commands(claudeHooks, noctaliaCheck),
 		// The consent panel answers these (internal/consent).
 		Decides: consent.Asks,
-		Wrap:      hook.Wrap{EndsSession: true},
+		Wrap:    hook.Wrap{EndsSession: true},
 	}
 }
 

@@ -79,10 +79,14 @@ func Takes(getenv func(string) string, ev agent.Event) bool {
 }
 
 // decides: the agent reads both an allow and a denial from its hook for
-// this event.
+// this event, each unlike what it reads after any hook (Gemini CLI's {}).
 func decides(d *agent.Dialect, name string) bool {
-	return d.Reply != nil && d.Reply(name, agent.Reply{Decision: agent.Allow}) != "" &&
-		d.Reply(name, agent.Reply{Decision: agent.Deny}) != ""
+	if d.Reply == nil {
+		return false
+	}
+	none := d.Reply(name, agent.Reply{})
+	allow, deny := d.Reply(name, agent.Reply{Decision: agent.Allow}), d.Reply(name, agent.Reply{Decision: agent.Deny})
+	return allow != "" && allow != none && deny != "" && deny != none
 }
 
 func approves(d *agent.Dialect, ev agent.Event) bool {

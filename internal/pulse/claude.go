@@ -38,7 +38,12 @@ Droid's session totals); agents that keep none a hook can read send zeros.
 
 Runs: noctalia msg plugin <target> all <event> model,in,out,cacheCreate,cacheRead,session[,pid]
 
-Always exits 0; prints nothing unless in dry-run.`,
+With claude-companion's consent panel set to learn or enforce, it is also the
+panel's gate (as the plugin's hooks/consent.py, for every agent that can be
+asked): enforce holds an approval until the panel answers (up to 110s) and
+prints the answer in the agent's words.
+
+Always exits 0; prints nothing but the panel's answer, unless in dry-run.`,
 		CLI:       &claudeCLI{},
 		DryRunEnv: []string{"NOCTALIA_PULSE_DRYRUN"},
 		NoAnswers: true, // the bar shows figures, never text; Copilot's file is the finisher's to wait for

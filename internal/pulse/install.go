@@ -69,5 +69,5 @@ func noctaliaCheck(getenv func(string) string) []install.Finding {
 		return []install.Finding{{Status: install.Warn, What: answers + ", but does not list the plugin " + plugin,
 			Fix: "install the claude-companion plugin and enable it: noctalia msg plugins enable " + plugin}}
 	}
-	return []install.Finding{{Status: install.OK, What: answers + ", and has the plugin " + plugin}}
+	return append([]install.Finding{{Status: install.OK, What: answers + ", and has the plugin " + plugin}}, consent.Findings(getenv)...)
 }

@@ -20,7 +20,7 @@
 //
 // Source: noctalia-dev/community-plugins claude-companion/hooks/consent.py,
 // consent.luau and tests/consent_spec.py at 12079e67 (claude-companion 1.5),
-// docs/reference/pulse-and-claude-code.md §1.6. The byte-exact behaviour is
+// docs/reference/pulse-and-claude-code.md §1.5. The byte-exact behaviour is
 // pinned by tests whose fixtures were recorded from running that consent.py.
 package consent
 

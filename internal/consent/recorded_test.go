@@ -20,7 +20,7 @@ import (
 // with the clock at 1796515107.9, the .req its _decide wrote, the .res and
 // allowlist rows `consent.py reply` wrote). The repository holds only the
 // bytes, never the plugin's code; docs/reference/pulse-and-claude-code.md
-// §1.6 says how they were recorded.
+// §1.5 says how they were recorded.
 type recorded struct {
 	Keys []struct{ Tool, Input, Key string }
 	// Learn rows: "" where consent.py recorded none (a key of several lines).

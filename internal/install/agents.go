@@ -146,7 +146,14 @@ func (s Spec) Agents() []string {
 // Entries are the hooks of spec for agent a, running the binary at path.
 func (s Spec) Entries(a *Agent, path string) []Entry {
 	var out []Entry
+	var asked []string
+	if s.Asking {
+		asked = s.AskEvents(a)
+	}
 	for _, ev := range s.Events(a) {
+		if slices.Contains(asked, ev) {
+			continue // its line is the one that asks, below
+		}
 		args := append([]string{quote(path)}, s.Args...)
 		if !a.Unflagged {
 			args = append(args, "--agent", a.Name)
@@ -167,7 +174,7 @@ func (s Spec) Entries(a *Agent, path string) []Entry {
 		out = append(out, e)
 	}
 	if s.Asking {
-		for _, ev := range s.AskEvents(a) {
+		for _, ev := range asked {
 			args := append([]string{quote(path)}, s.Args...)
 			if s.AskArgs != nil {
 				args = append([]string{quote(path)}, s.AskArgs...)
@@ -186,10 +193,10 @@ func (s Spec) Entries(a *Agent, path string) []Entry {
 }
 
 // AskEvents are the agent's events of the Ask kinds that are not hooked
-// already: what --approvals adds. A combined binary's (AskArgs) line is
-// added beside the one that serves its other surfaces there (the consent
-// panel's Copilot CLI permissionRequest): that one does not answer for the
-// surface that asks (no AskFlag).
+// already: what --approvals adds. A combined binary's (AskArgs) line
+// takes the place of the one that would serve its other surfaces there
+// (the consent panel's Copilot CLI permissionRequest): AskArgs names them
+// too.
 func (s Spec) AskEvents(a *Agent) []string {
 	var out []string
 	for _, ev := range a.dialect.HookNames(s.Ask) {

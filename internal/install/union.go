@@ -8,10 +8,11 @@ import (
 )
 
 // Hooks reports whether the spec installs an agent's event (the agent's own
-// name for it).
+// name for it), or may under --approvals (its Ask kinds: a combined line
+// that carries the flag serves it too).
 func (s Spec) Hooks(agentName, event string) bool {
 	a, ok := Agents[agentName]
-	return ok && slices.Contains(s.Events(a), event)
+	return ok && (slices.Contains(s.Events(a), event) || slices.Contains(a.dialect.HookNames(s.Ask), event))
 }
 
 // Union is the spec of one binary that serves the surfaces of specs (a

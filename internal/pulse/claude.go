@@ -59,6 +59,9 @@ type claudeCLI struct {
 	Rest        []string         `arg:"" optional:"" hidden:""` // Codex notify appends its JSON
 	Agent       string           `help:"The agent, when its payload does not say: ${dialects}."`
 	NoSubagents bool             `name:"no-subagents" help:"Count the main conversation's tokens only."`
+	// Approvals is nb-hook's flag, on the one hookwire line that serves it
+	// and the consent panel on Copilot CLI's permissionRequest: nothing here.
+	Approvals bool `hidden:""`
 	Version     kong.VersionFlag `help:"Print the version."`
 
 	// wait makes a turn end wait here for the final message, when no
@@ -69,7 +72,7 @@ type claudeCLI struct {
 // QuickArgs takes what agents' settings hold without kong (hook.Quick).
 func (c *claudeCLI) QuickArgs(agentName string, positional []string) hook.Handler {
 	c.Event, c.Rest = hook.FirstRest(positional)
-	c.Agent, c.NoSubagents, c.Version = agentName, false, false
+	c.Agent, c.NoSubagents, c.Approvals, c.Version = agentName, false, false, false
 	return c
 }
 

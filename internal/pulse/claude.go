@@ -55,14 +55,14 @@ Always exits 0; prints nothing but the panel's answer, unless in dry-run.`,
 }
 
 type claudeCLI struct {
-	Event       string           `arg:"" optional:"" help:"Pulse event (idle, turn_start, tool_start, needs_attention, turn_end, error, session_end, text)."`
-	Rest        []string         `arg:"" optional:"" hidden:""` // Codex notify appends its JSON
-	Agent       string           `help:"The agent, when its payload does not say: ${dialects}."`
-	NoSubagents bool             `name:"no-subagents" help:"Count the main conversation's tokens only."`
+	Event       string   `arg:"" optional:"" help:"Pulse event (idle, turn_start, tool_start, needs_attention, turn_end, error, session_end, text)."`
+	Rest        []string `arg:"" optional:"" hidden:""` // Codex notify appends its JSON
+	Agent       string   `help:"The agent, when its payload does not say: ${dialects}."`
+	NoSubagents bool     `name:"no-subagents" help:"Count the main conversation's tokens only."`
 	// Approvals is nb-hook's flag, on the one hookwire line that serves it
 	// and the consent panel on Copilot CLI's permissionRequest: nothing here.
-	Approvals bool `hidden:""`
-	Version     kong.VersionFlag `help:"Print the version."`
+	Approvals bool             `hidden:""`
+	Version   kong.VersionFlag `help:"Print the version."`
 
 	// wait makes a turn end wait here for the final message, when no
 	// finisher can.

@@ -73,9 +73,16 @@ func Covers(ev agent.Event) bool {
 
 // Takes reports that the panel, in enforce, is where ev's approval is
 // asked, so that another surface (Coucou) does not ask it too: one
-// approval asks one place. It costs one open, on approvals only.
+// approval asks one place. A call the panel lets through unasked (the
+// allowlist's, or in a mode that says not to ask) is not the panel's: the
+// agent asks its own way, Coucou's card included. It costs one open on
+// approvals, and a read of the allowlist under enforce.
 func Takes(getenv func(string) string, ev agent.Event) bool {
-	return Covers(ev) && ModeOf(getenv) == Enforce
+	if !Covers(ev) || ModeOf(getenv) != Enforce || silentModes[ev.Get("permission_mode").Str] {
+		return false
+	}
+	r, _, ok := NewRequest(ev, "")
+	return ok && !Allowed(getenv, r.Key)
 }
 
 // decides: the agent reads both an allow and a denial from its hook for

@@ -118,6 +118,7 @@ func (g Gate) decide(inv *hook.Invocation, dir string, r Request) agent.Decision
 		return agent.None
 	}
 	req, res := filepath.Join(cdir, r.ID+".req"), filepath.Join(cdir, r.ID+".res")
+	os.Remove(res) // a killed hook's, which would end this wait at once
 	if err := writeRequest(req, r); err != nil {
 		inv.Notef("consent: %v: the panel is not asked", err)
 		return agent.None
@@ -131,7 +132,8 @@ func (g Gate) decide(inv *hook.Invocation, dir string, r Request) agent.Decision
 	}
 	inv.Send(within{open, Poke}) // the panel can still be opened by hand
 	defer os.Remove(res)
-	for deadline := time.Now().Add(Wait); time.Now().Before(deadline); time.Sleep(poll) {
+	ctx := inv.Context()
+	for deadline := time.Now().Add(Wait); time.Now().Before(deadline) && ctx.Err() == nil; time.Sleep(poll) {
 		a := readAnswer(res, r.Nonce)
 		if !a.read {
 			continue

@@ -52,7 +52,7 @@ var claude = &Dialect{
 	Burn:     &Burn{Format: transcript.Claude},
 	Answer:   tailAnswer,
 	Settings: claudeSettings,
-	Reply:    claudeReply,
+	Reply:    claudeCodeReply,
 	Approves: func(Event) bool { return true },
 	Owns:     claudeOwns,
 }
@@ -122,6 +122,24 @@ func refineClaude(ev *Event, p gjson.Result) {
 			ev.Error = d.Str
 		}
 	}
+}
+
+// claudeCodeReply: Claude Code also takes a decision from a PreToolUse
+// hook (allow runs the tool without asking, deny refuses it with the
+// reason), which the Noctalia consent panel answers on, in the words of the
+// plugin's own hook (claude-companion hooks/consent.py _emit). The rest is
+// claudeReply's.
+func claudeCodeReply(name string, r Reply) string {
+	if name != "PreToolUse" || len(r.UpdatedInput) > 0 {
+		return claudeReply(name, r)
+	}
+	switch r.Decision {
+	case Allow, Always:
+		return `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"Approved from ` + by(r) + `."}}`
+	case Deny:
+		return `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"Denied from ` + by(r) + `."}}`
+	}
+	return ""
 }
 
 // claudeReply answers a PermissionRequest: allow (with the suggested rules

@@ -19,6 +19,14 @@ func TestReply(t *testing.T) {
 		{"claude", "PermissionRequest", Ask, ""},
 		{"claude", "PermissionRequest", None, ""},
 		{"claude", "UserPromptSubmit", None, ""},
+		// Claude Code's PreToolUse takes a decision too (the Noctalia
+		// consent panel's, in claude-companion's hooks/consent.py words).
+		{"claude", "PreToolUse", Allow, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"Approved from Coucou."}}`},
+		{"claude", "PreToolUse", Deny, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"Denied from Coucou."}}`},
+		{"claude", "PreToolUse", None, ""},
+		{"claude", "PreToolUse", Ask, ""},
+		{"codex", "PreToolUse", Allow, ""},
+		{"qwen", "PreToolUse", Allow, ""},
 		{"claude-desktop", "PermissionRequest", Allow, allow},
 		// Codex fails a hook that answers updatedPermissions.
 		{"codex", "PermissionRequest", Always, allow},

@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/hookwire/hookwire/internal/agent"
 	"github.com/hookwire/hookwire/internal/coral"
 	"github.com/hookwire/hookwire/internal/coucou"
 	"github.com/hookwire/hookwire/internal/hook"
@@ -106,8 +108,16 @@ func unionSpec(surfaces []install.Surface, names []string) install.Spec {
 	for _, s := range chosen {
 		if len(s.Ask) > 0 {
 			// install --approvals: the line that waits for a person
-			// serves only the surface that answers.
-			spec.AskArgs = []string{"--surfaces", s.Binary}
+			// serves the surface that answers, and those installed on
+			// that event anyway (the consent panel, on Copilot CLI's
+			// permissionRequest).
+			serve := []string{s.Binary}
+			for _, o := range chosen {
+				if o.Binary != s.Binary && slices.ContainsFunc(s.Ask, func(k agent.Kind) bool { return slices.Contains(o.Kinds, k) }) {
+					serve = append(serve, o.Binary)
+				}
+			}
+			spec.AskArgs = []string{"--surfaces", strings.Join(serve, ",")}
 		}
 	}
 	return spec

@@ -11,6 +11,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/hookwire/hookwire/internal/agent"
+	"github.com/hookwire/hookwire/internal/consent"
 	"github.com/hookwire/hookwire/internal/hook"
 	"github.com/hookwire/hookwire/internal/install"
 	"github.com/hookwire/hookwire/internal/transport"
@@ -109,6 +110,13 @@ func (c *relayCLI) Run(inv *hook.Invocation) error {
 		Now: time.Now(), Kind: kind, Parsed: &ev})
 	if !ok {
 		inv.Skip("stdin: no JSON object: nothing to relay")
+		c.reply(inv, ev, None, nil)
+		return nil
+	}
+	if event == "PermissionRequest" && TakesDecisions(ev) && consent.Takes(inv.Getenv, ev) {
+		// One approval asks one place: the panel, whose enforce the person
+		// chose (docs/coucou.md).
+		inv.Skip("%s: the Noctalia consent panel asks it (its mode is enforce): no card here", ev.Name)
 		c.reply(inv, ev, None, nil)
 		return nil
 	}

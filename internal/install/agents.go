@@ -84,6 +84,11 @@ type Spec struct {
 	// which must exceed the binary's own wait.
 	Timeout, Approval time.Duration
 	Approvals         []agent.Kind
+	// ApprovalAt: an agent's event that waits for a person besides those
+	// of the Approvals kinds (the consent panel's: Claude Code's
+	// PreToolUse, Copilot CLI's permissionRequest); its timeout is
+	// Approval too.
+	ApprovalAt func(d *agent.Dialect, event string) bool
 	// Legacy marks entries of what this binary replaces (a substring of
 	// their command), so that install updates them too.
 	Legacy []string
@@ -138,7 +143,14 @@ func (s Spec) Agents() []string {
 // Entries are the hooks of spec for agent a, running the binary at path.
 func (s Spec) Entries(a *Agent, path string) []Entry {
 	var out []Entry
+	var asked []string
+	if s.Asking {
+		asked = s.AskEvents(a)
+	}
 	for _, ev := range s.Events(a) {
+		if slices.Contains(asked, ev) {
+			continue // its line is the one that asks, below
+		}
 		args := append([]string{quote(path)}, s.Args...)
 		if !a.Unflagged {
 			args = append(args, "--agent", a.Name)
@@ -147,7 +159,7 @@ func (s Spec) Entries(a *Agent, path string) []Entry {
 			args = append(args, ev)
 		}
 		e := Entry{Event: ev, Command: strings.Join(args, " "), Timeout: s.Timeout, Matched: slices.Contains(a.Matched, ev)}
-		if k, _ := a.dialect.KindOf(ev); slices.Contains(s.Approvals, k) {
+		if k, _ := a.dialect.KindOf(ev); slices.Contains(s.Approvals, k) || s.ApprovalAt != nil && s.ApprovalAt(a.dialect, ev) {
 			e.Timeout = s.Approval
 		}
 		if slices.Contains(a.WithoutTimeout, ev) {
@@ -159,7 +171,7 @@ func (s Spec) Entries(a *Agent, path string) []Entry {
 		out = append(out, e)
 	}
 	if s.Asking {
-		for _, ev := range s.AskEvents(a) {
+		for _, ev := range asked {
 			args := append([]string{quote(path)}, s.Args...)
 			if s.AskArgs != nil {
 				args = append([]string{quote(path)}, s.AskArgs...)
@@ -178,11 +190,14 @@ func (s Spec) Entries(a *Agent, path string) []Entry {
 }
 
 // AskEvents are the agent's events of the Ask kinds that are not hooked
-// already: what --approvals adds.
+// already: what --approvals adds. A combined binary's (AskArgs) line
+// takes the place of the one that would serve its other surfaces there
+// (the consent panel's Copilot CLI permissionRequest): AskArgs names them
+// too.
 func (s Spec) AskEvents(a *Agent) []string {
 	var out []string
 	for _, ev := range a.dialect.HookNames(s.Ask) {
-		if !slices.Contains(s.Events(a), ev) {
+		if s.AskArgs != nil || !slices.Contains(s.Events(a), ev) {
 			out = append(out, ev)
 		}
 	}

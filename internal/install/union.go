@@ -3,13 +3,16 @@ package install
 import (
 	"slices"
 	"time"
+
+	"github.com/hookwire/hookwire/internal/agent"
 )
 
 // Hooks reports whether the spec installs an agent's event (the agent's own
-// name for it).
+// name for it), or may under --approvals (its Ask kinds: a combined line
+// that carries the flag serves it too).
 func (s Spec) Hooks(agentName, event string) bool {
 	a, ok := Agents[agentName]
-	return ok && slices.Contains(s.Events(a), event)
+	return ok && (slices.Contains(s.Events(a), event) || slices.Contains(a.dialect.HookNames(s.Ask), event))
 }
 
 // Union is the spec of one binary that serves the surfaces of specs (a
@@ -22,6 +25,11 @@ func Union(binary string, args []string, specs ...Spec) Spec {
 		u.Kinds = union(u.Kinds, s.Kinds)
 		u.Timeout, u.Approval = max(u.Timeout, s.Timeout), max(u.Approval, s.Approval)
 		u.Approvals = union(u.Approvals, s.Approvals)
+		if at, prev := s.ApprovalAt, u.ApprovalAt; at != nil && prev == nil {
+			u.ApprovalAt = at
+		} else if at != nil {
+			u.ApprovalAt = func(d *agent.Dialect, ev string) bool { return prev(d, ev) || at(d, ev) }
+		}
 		u.Legacy = union(u.Legacy, s.Legacy)
 		u.Ask = union(u.Ask, s.Ask)
 		if u.AskFlag == "" {

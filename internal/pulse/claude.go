@@ -13,6 +13,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/hookwire/hookwire/internal/agent"
+	"github.com/hookwire/hookwire/internal/consent"
 	"github.com/hookwire/hookwire/internal/hook"
 	"github.com/hookwire/hookwire/internal/install"
 	"github.com/hookwire/hookwire/internal/state"
@@ -37,21 +38,31 @@ Droid's session totals); agents that keep none a hook can read send zeros.
 
 Runs: noctalia msg plugin <target> all <event> model,in,out,cacheCreate,cacheRead,session[,pid]
 
-Always exits 0; prints nothing unless in dry-run.`,
+With claude-companion's consent panel set to learn or enforce, it is also the
+panel's gate (as the plugin's hooks/consent.py, for every agent that can be
+asked): enforce holds an approval until the panel answers (up to 110s) and
+prints the answer in the agent's words.
+
+Always exits 0; prints nothing but the panel's answer, unless in dry-run.`,
 		CLI:       &claudeCLI{},
 		DryRunEnv: []string{"NOCTALIA_PULSE_DRYRUN"},
 		NoAnswers: true, // the bar shows figures, never text; Copilot's file is the finisher's to wait for
 		Commands:  install.Commands(claudeHooks, noctaliaCheck),
-		Wrap:      hook.Wrap{EndsSession: true},
+		// The consent panel answers these (internal/consent).
+		Decides: consent.Asks,
+		Wrap:    hook.Wrap{EndsSession: true},
 	}
 }
 
 type claudeCLI struct {
-	Event       string           `arg:"" optional:"" help:"Pulse event (idle, turn_start, tool_start, needs_attention, turn_end, error, session_end, text)."`
-	Rest        []string         `arg:"" optional:"" hidden:""` // Codex notify appends its JSON
-	Agent       string           `help:"The agent, when its payload does not say: ${dialects}."`
-	NoSubagents bool             `name:"no-subagents" help:"Count the main conversation's tokens only."`
-	Version     kong.VersionFlag `help:"Print the version."`
+	Event       string   `arg:"" optional:"" help:"Pulse event (idle, turn_start, tool_start, needs_attention, turn_end, error, session_end, text)."`
+	Rest        []string `arg:"" optional:"" hidden:""` // Codex notify appends its JSON
+	Agent       string   `help:"The agent, when its payload does not say: ${dialects}."`
+	NoSubagents bool     `name:"no-subagents" help:"Count the main conversation's tokens only."`
+	// Approvals is nb-hook's flag, on the one hookwire line that serves it
+	// and the consent panel on Copilot CLI's permissionRequest: nothing here.
+	Approvals bool             `hidden:""`
+	Version   kong.VersionFlag `help:"Print the version."`
 
 	// wait makes a turn end wait here for the final message, when no
 	// finisher can.
@@ -61,7 +72,7 @@ type claudeCLI struct {
 // QuickArgs takes what agents' settings hold without kong (hook.Quick).
 func (c *claudeCLI) QuickArgs(agentName string, positional []string) hook.Handler {
 	c.Event, c.Rest = hook.FirstRest(positional)
-	c.Agent, c.NoSubagents, c.Version = agentName, false, false
+	c.Agent, c.NoSubagents, c.Approvals, c.Version = agentName, false, false, false
 	return c
 }
 
@@ -117,6 +128,11 @@ const (
 func (c *claudeCLI) Run(inv *hook.Invocation) error {
 	args, event := c.split()
 	ev := inv.Event(c.Agent, args)
+	if inv.Finishing() == "" {
+		// After the bar is told of the event: the panel's gate, which may
+		// hold the hook while a person answers.
+		defer Consent(inv.Getenv).Ask(inv, ev, slot(ev))
+	}
 	event, ok := pulseEvent(inv, ev, event)
 	if !ok {
 		return nil

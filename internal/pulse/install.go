@@ -9,19 +9,27 @@ import (
 	"time"
 
 	"github.com/hookwire/hookwire/internal/agent"
+	"github.com/hookwire/hookwire/internal/consent"
 	"github.com/hookwire/hookwire/internal/install"
 )
 
 // claudeHooks are the kinds of event pulse-claude is installed on: every
 // one that changes what the bar shows (Text, streamed chunks, is left out).
+// The hooks the consent panel asks on (Claude Code's PreToolUse, Codex's and
+// Qwen Code's PermissionRequest, Copilot CLI's permissionRequest, a Review
+// the bar shows nothing of) get the panel's 120 s: a person answers.
 var claudeHooks = install.Spec{
-	Binary:  "pulse-claude",
-	Timeout: 10 * time.Second,
+	Binary:     "pulse-claude",
+	Timeout:    10 * time.Second,
+	Approval:   consent.Timeout,
+	ApprovalAt: consent.AsksAt,
 	Kinds: []agent.Kind{
-		agent.SessionStart, agent.Prompt, agent.ToolStart, agent.ToolEnd, agent.Permission, agent.Attention, agent.TurnEnd, agent.Error, agent.Interrupted, agent.Compact, agent.SessionEnd,
+		agent.SessionStart, agent.Prompt, agent.ToolStart, agent.ToolEnd, agent.Permission, agent.Review, agent.Attention, agent.TurnEnd, agent.Error, agent.Interrupted, agent.Compact, agent.SessionEnd,
 	},
-	// The reference adapter this binary replaces.
-	Legacy: []string{"claude-companion/hooks/pulse.py"},
+	// The reference adapter this binary replaces, and the plugin's consent
+	// gate, which it runs for Claude Code as for every agent: both would
+	// ask the panel about one call.
+	Legacy: []string{"claude-companion/hooks/pulse.py", "claude-companion/hooks/consent.py"},
 	Env:    append(slices.Clip(emitEnv), install.Var{Name: "NOCTALIA_PULSE_DRYRUN", Help: "the reference adapter's name for PULSE_DRYRUN"}),
 	Test: install.Test{Args: []string{"idle"},
 		Stdin: `{"session_id":"hookwire","hook_event_name":"SessionStart","cwd":"/"}`},
@@ -61,5 +69,5 @@ func noctaliaCheck(getenv func(string) string) []install.Finding {
 		return []install.Finding{{Status: install.Warn, What: answers + ", but does not list the plugin " + plugin,
 			Fix: "install the claude-companion plugin and enable it: noctalia msg plugins enable " + plugin}}
 	}
-	return []install.Finding{{Status: install.OK, What: answers + ", and has the plugin " + plugin}}
+	return append([]install.Finding{{Status: install.OK, What: answers + ", and has the plugin " + plugin}}, consent.Findings(getenv)...)
 }

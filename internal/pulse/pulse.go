@@ -6,6 +6,7 @@ package pulse
 import (
 	"strings"
 
+	"github.com/hookwire/hookwire/internal/consent"
 	"github.com/hookwire/hookwire/internal/text"
 	"github.com/hookwire/hookwire/internal/transport"
 )
@@ -42,15 +43,32 @@ func Target(getenv func(string) string) string {
 // pulse-svc's shared default slot). On a machine without noctalia it can
 // cross to a desktop (forward.go).
 func Dispatch(getenv func(string) string, event, payload string) Request {
-	argv := []string{"noctalia", "msg", "plugin", Target(getenv), "all", event}
+	args := []string{"plugin", Target(getenv), "all", event}
 	if payload != "" {
-		argv = append(argv, payload)
+		args = append(args, payload)
 	}
-	r := Request{Command: transport.Command{Argv: argv}, Event: event, Payload: payload}
+	r := Msg(getenv, args...)
+	r.Event, r.Payload = event, payload
+	return r
+}
+
+// Msg is `noctalia msg ARGS…` (a panel's opening), written on noctalia's
+// socket when it is there.
+func Msg(getenv func(string) string, args ...string) Request {
+	r := Request{Command: transport.Command{Argv: append([]string{"noctalia", "msg"}, args...)}}
 	if sock := Socket(getenv); socketThere(sock) {
 		r.Socket = sock // looked at once: Do, Summary and Absent go by it
 	}
 	return r
+}
+
+// Consent is the claude-companion consent panel's gate (internal/consent),
+// its pokes sent as every Pulse event is.
+func Consent(getenv func(string) string) consent.Gate {
+	return consent.Gate{
+		Msg:  func(args ...string) consent.Noctalia { return Msg(getenv, args...) },
+		Poke: func(payload string) consent.Noctalia { return Dispatch(getenv, consent.RequestEvent, payload) },
+	}
 }
 
 // Field cleans one CSV field the way the reference emitter does

@@ -269,6 +269,9 @@ func surfacesTable() string {
 			}
 			timeout += fmt.Sprintf("; %s on %s", dur(s.spec.Approval), codes(ak))
 		}
+		if s.spec.ApprovalAt != nil {
+			timeout += fmt.Sprintf("; %s on the hooks a person answers on (%s)", dur(s.spec.Approval), approvalHooks(s.spec))
+		}
 		t.add(code(s.Name), codes(kinds), timeout)
 	}
 	return t.String()
@@ -435,4 +438,18 @@ func envTable() string {
 		t.add(codes(r.names), strings.Join(binaries, ", "), strings.Join(meanings, "; "))
 	}
 	return t.String()
+}
+
+// approvalHooks lists, per agent, the hooks a spec's ApprovalAt gives its
+// approval timeout: "Claude Code's PreToolUse, …".
+func approvalHooks(spec install.Spec) string {
+	var out []string
+	for _, d := range agent.Installable() {
+		for _, n := range d.HookNames(spec.Kinds) {
+			if spec.ApprovalAt(d, n) {
+				out = append(out, d.Title+"'s `"+n+"`")
+			}
+		}
+	}
+	return strings.Join(out, ", ")
 }

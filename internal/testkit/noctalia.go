@@ -1,10 +1,12 @@
 package testkit
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -16,6 +18,9 @@ import (
 const (
 	envNoctaliaLog  = "FAKE_NOCTALIA_LOG"  // where each invocation's argv is appended
 	envNoctaliaMode = "FAKE_NOCTALIA_MODE" // ok | error | exit1 | hang
+	// envNoctaliaConsent is how the consent panel answers a request
+	// (fake-noctalia MODE consent=ANSWER): see answerConsent.
+	envNoctaliaConsent = "FAKE_NOCTALIA_CONSENT"
 )
 
 // Noctalia is the fake `noctalia` program. It appends its argv as one line to
@@ -28,6 +33,9 @@ const (
 //	down    print "error: noctalia is not running" on stderr, exit 1
 //	exit1   print nothing, exit 1
 //	hang    start a child that hangs too, write both pids to $LOG.pids, hang
+//
+// With $FAKE_NOCTALIA_CONSENT set, it also plays the consent panel's
+// person on a consent_request (answerConsent).
 //
 // A test binary runs it when invoked under the name noctalia (see TestMain).
 func Noctalia() {
@@ -45,6 +53,9 @@ func Noctalia() {
 		}
 	}
 	plugins := len(os.Args) == 4 && os.Args[2] == "plugins" && os.Args[3] == "list"
+	if answer := os.Getenv(envNoctaliaConsent); answer != "" && len(os.Args) == 7 && os.Args[5] == "consent_request" && (mode == "" || mode == "ok") {
+		answerConsent(log, answer, os.Args[6])
+	}
 	switch mode {
 	case "", "ok":
 		if plugins {
@@ -120,6 +131,12 @@ func cmdFakeNoctalia(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	ts.Setenv(envNoctaliaLog, ts.MkAbs("noctalia.got"))
 	ts.Setenv(envNoctaliaMode, mode)
+	ts.Setenv(envNoctaliaConsent, "")
+	for _, a := range args[min(1, len(args)):] {
+		if v, ok := strings.CutPrefix(a, "consent="); ok {
+			ts.Setenv(envNoctaliaConsent, v)
+		}
+	}
 }
 
 // InstallAs makes the running test binary available at path, so that
@@ -141,4 +158,58 @@ func InstallAs(path string) error {
 		return err
 	}
 	return os.WriteFile(path, b, 0o755)
+}
+
+// answerConsent plays the claude-companion consent panel and the person at
+// it, for `noctalia msg plugin … consent_request ID,SHORT`: it copies the
+// request to $LOG.req with its nonce written <nonce> (after checking it is
+// 32 hex digits) and a line saying whether it ended with a newline, and the request's and its directory's modes to
+// $LOG.req.mode, then answers as the panel's button runs `consent.py reply
+// ID ANSWER`: <id>.res holds {"nonce": "…", "decision": "…"} in the bytes
+// consent.py writes (internal/consent's recording), "always" appending the
+// key to the allowlist first, as it does. Besides its choices: "wrongnonce"
+// answers allow under another nonce, "maybe" writes a decision no one
+// knows, "none" never answers.
+func answerConsent(log, answer, payload string) {
+	id, _, _ := strings.Cut(payload, ",")
+	dir := filepath.Join(os.Getenv("XDG_RUNTIME_DIR"), "claude-companion", "consent")
+	req, err := os.ReadFile(filepath.Join(dir, id+".req"))
+	if err != nil {
+		os.WriteFile(log+".req", []byte("no request: "+err.Error()+"\n"), 0o644)
+		return
+	}
+	var r struct{ Nonce, Key string }
+	json.Unmarshal(req, &r)
+	masked := strings.Replace(string(req), `"nonce": "`+r.Nonce+`"`, `"nonce": "<nonce>"`, 1)
+	if !regexp.MustCompile(`^[0-9a-f]{32}$`).MatchString(r.Nonce) {
+		masked = "bad nonce " + strconv.Quote(r.Nonce) + ": " + masked
+	}
+	// One line, then whether the file ended with a newline (consent.py's
+	// does not).
+	masked = strings.TrimSuffix(masked, "\n") + "\n" + fmt.Sprintf("newline at the end: %v\n", strings.HasSuffix(string(req), "\n"))
+	os.WriteFile(log+".req", []byte(masked), 0o644)
+	fi, _ := os.Stat(filepath.Join(dir, id+".req"))
+	di, _ := os.Stat(dir)
+	if fi != nil && di != nil {
+		os.WriteFile(log+".req.mode", []byte(fmt.Sprintf("%v %v\n", di.Mode().Perm(), fi.Mode().Perm())), 0o644)
+	}
+	nonce, decision := r.Nonce, answer
+	switch answer {
+	case "none":
+		return
+	case "wrongnonce":
+		nonce, decision = strings.Repeat("0", 32), "allow"
+	case "always":
+		state := os.Getenv("XDG_STATE_HOME")
+		os.MkdirAll(filepath.Join(state, "noctalia", "claude-companion"), 0o700)
+		key, _ := json.Marshal(r.Key)
+		row := fmt.Sprintf(`{"key": %s, "added": %d}`+"\n", key, time.Now().Unix())
+		if f, err := os.OpenFile(filepath.Join(state, "noctalia", "claude-companion", "allow.jsonl"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600); err == nil {
+			f.WriteString(row)
+			f.Close()
+		}
+		decision = "allow"
+	}
+	res := `{"nonce": "` + nonce + `", "decision": "` + decision + `"}`
+	os.WriteFile(filepath.Join(dir, id+".res"), []byte(res), 0o600)
 }

@@ -105,6 +105,7 @@ func unionSpec(surfaces []install.Surface, names []string) install.Spec {
 	// every hook runs hookwire itself now).
 	spec.Legacy = append(spec.Legacy, names...)
 	spec.Former, spec.FormerCheck = formerClient, formerCheck
+	spec.Env = append(spec.Env, hook.GraceVar) // hookwire's own
 	for _, s := range chosen {
 		if len(s.Ask) > 0 {
 			// install --approvals: the line that waits for a person

@@ -68,8 +68,12 @@ const (
 
 // EnvGrace sets the grace (a Go duration: 30ms, 1s); 0 turns hand-overs
 // off, and the hook waits for every delivery within its budget, as the
-// surfaces' own binaries do.
+// surfaces' own binaries do. GraceVar documents it, for hookwire's --help
+// and docs/environment.md.
 const EnvGrace = "HOOKWIRE_GRACE"
+
+// GraceVar is EnvGrace, documented.
+var GraceVar = Var{Name: EnvGrace, Help: "how long the agent waits, once what it needs is done, for deliveries whose reply decides nothing (default 30ms); one still running then goes on in a courier after the hook returns (docs/hookwire.md); 0: the hook waits for every delivery, within its budget"}
 
 // grace is the grace this process has: Grace, or what EnvGrace says.
 func (inv *Invocation) grace() time.Duration {

@@ -28,7 +28,6 @@ var Env = []Var{
 	{Name: agent.EnvSession, Help: "a script's session, when --session is not given"},
 	{Name: "XDG_RUNTIME_DIR", Help: "state lives in $XDG_RUNTIME_DIR/hookwire (else hookwire-<uid> in the temp directory)"},
 	{Name: remote.EnvStateHome, Help: "a relay is set up when $XDG_STATE_HOME/hookwire/relay (else ~/.local/state/hookwire/relay) exists: what Pulse, Coucou and VPet, absent here, would get goes to it, for a desktop (docs/remote.md)"},
-	{Name: EnvGrace, Help: "hookwire: how long the agent waits, once what it needs is done, for deliveries whose reply decides nothing (default 30ms); one still running then goes on in a courier after the hook returns (docs/hookwire.md); 0: the hook waits for every delivery, within its budget"},
 	{Name: "NO_COLOR", Help: "no colours in doctor's output (it colours only a terminal anyway)"},
 }
 

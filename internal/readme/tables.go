@@ -411,6 +411,7 @@ func envTable() string {
 			add(v, s.Name)
 		}
 	}
+	add(hook.GraceVar, "hookwire") // hookwire's own: it serves the surfaces in one process
 	for _, v := range hook.HomeVars() {
 		add(v, "all")
 	}

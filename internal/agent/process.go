@@ -42,6 +42,38 @@ func (d *Dialect) Process(session string, getenv func(string) string) int {
 	return 0
 }
 
+// Runs reports whether the agent's process pid still runs session for
+// this hook: its dialect says it owns the session, and it is an ancestor of
+// the hook's process now, as the process Process would find. A process
+// that exited, or one whose session was resumed under another process (a
+// dead `claude`'s sessions file stays, naming the session), is not.
+func (d *Dialect) Runs(pid int, session string, getenv func(string) string) bool {
+	return pid > 1 && d.Owns != nil && session != "" && Ancestor(pid) && d.Owns(pid, session, getenv)
+}
+
+// Ancestor reports whether pid is the hook process's parent or one of its
+// ancestors, as far as Process walks.
+func Ancestor(pid int) bool {
+	_, p := HookProcess()
+	for range maxHops {
+		if p <= 1 {
+			return false
+		}
+		if p == pid {
+			return true
+		}
+		p = parentOf(p)
+	}
+	return false
+}
+
+// Alive reports whether process pid exists, for a process (a detached
+// finisher) that has no agent among its ancestors to ask.
+func Alive(pid int) bool {
+	_, err := ProcStat(pid)
+	return pid > 1 && err == nil
+}
+
 // remembered are /proc/<pid>/stat of the process the agent ran and its
 // ancestors, as they were when the event came (Remember): a warm worker
 // delivers after it let the agent's client go, when the processes between

@@ -30,8 +30,8 @@ $TMPDIR/<type>_coral_<uuid>.log, in one write, each tag in an APC string that
 terminals do not show. The log is never created: outside Coral nothing is
 written. CONFIDENCE tags the model wrote, and a goal when there is no log, go to
 Coral's events API (loopback only); at each turn end and session end, the tokens
-burned since the last post go to its token-usage API (not for the claude, codex
-and pi sessions whose transcripts Coral reads itself).
+burned since the last post go to its token-usage API (not where Coral reads the
+session's transcript itself: its claude, codex and pi sessions).
 
 Args mode, for wrapper scripts: print the sanitized tag on stdout.
   coral-pulse status Running the test suite

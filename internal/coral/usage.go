@@ -26,13 +26,28 @@ import (
 // posts of one session are made one at a time, under its lock, so that no
 // two arrive together. See docs/reference/trailboss-vpet-coral.md.
 
-// countsItself are the Coral session types whose tokens Coral records by
-// itself: its TokenPoller reads the transcript of each live claude, codex
-// and pi session it launched, every 30 s, one row per API call. The same
-// agent in such a session gets no posts from here: Coral would count it
-// twice. (An agent of another kind in it, or any agent in a gemini, agy or
-// shell session, is counted by nobody else.)
-var countsItself = map[string]agent.Agent{"claude": agent.Claude, "codex": agent.Codex, "pi": "pi"}
+// countsItself reports whether Coral records the tokens of the agent's
+// session by itself: its TokenPoller reads the transcript of each live
+// claude, codex and pi session it launched, every 30 s, one row per API
+// call. A claude session's is ~/.claude/projects/*/<its uuid>.jsonl (Coral
+// launches `claude --session-id <uuid>`), so Claude Code's own session counts
+// there only while it is that one: after a /clear, or in a session Coral
+// resumed (`--resume <id>`), nobody else counts it. Codex's rollout and Pi's
+// session file are matched more loosely (by name, else by directory and
+// time), so a codex or pi session's agent is taken as counted. Any agent of
+// another kind in such a session, or in a gemini, agy or shell session, is
+// counted by nobody else.
+func countsItself(s Session, ev agent.Event) bool {
+	switch strings.ToLower(s.Type) {
+	case "claude":
+		return ev.Agent == agent.Claude && strings.EqualFold(ev.Session, s.UUID)
+	case "codex":
+		return ev.Agent == agent.Codex
+	case "pi":
+		return ev.Agent == "pi"
+	}
+	return false
+}
 
 // usageBody is the route's JSON. cost_usd and num_turns are left out:
 // hookwire knows no prices, and Coral counts a session's rows as its turns.
@@ -76,8 +91,8 @@ func postUsage(inv *hook.Invocation, s Session, ev agent.Event) {
 	if ev.Kind != agent.TurnEnd && ev.Kind != agent.SessionEnd {
 		return
 	}
-	if a, ok := countsItself[strings.ToLower(s.Type)]; ok && a == ev.Agent {
-		inv.Notef("Coral counts the tokens of its %s sessions itself: none posted", s.Type)
+	if countsItself(s, ev) {
+		inv.Notef("Coral counts the tokens of its %s session itself, from the transcript: none posted", s.Type)
 		return
 	}
 	path, format := agent.TranscriptOf(ev, inv.Getenv)

@@ -9,8 +9,10 @@ package live
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -148,6 +150,7 @@ func TestLive(t *testing.T) {
 	cmds["normalize"] = cmdNormalize
 	cmds["pulse-totals"] = cmdPulseTotals
 	cmds["coral-totals"] = cmdCoralTotals
+	cmds["coral-no-events"] = cmdCoralNoEvents
 	cmds["codex-app-server"] = cmdCodexAppServer
 	cmds["pulse-slots"] = cmdPulseSlots
 	cmds["cost-state"] = cmdCostState
@@ -634,6 +637,26 @@ func cmdPulseTotals(ts *testscript.TestScript, neg bool, args []string) {
 	want := fmt.Sprintf("%d,%d,%d,%d", u.Input, u.Output, u.CacheWrite(), u.CacheRead)
 	if (got == want) == neg {
 		ts.Fatalf("Pulse's turn_end totals %s (in,out,cache write,cache read), the API served %s", got, want)
+	}
+}
+
+// cmdCoralNoEvents: coral-no-events FAKE
+// Checks that the fake Coral FAKE recorded no post to its events API (a goal
+// that went into the log is not posted too); its token-usage posts are not
+// events. No recording at all passes.
+func cmdCoralNoEvents(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: coral-no-events FAKE")
+	}
+	b, err := os.ReadFile(ts.MkAbs(args[0] + ".got"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return
+	}
+	ts.Check(err)
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "POST ") && strings.Contains(line, "/events ") {
+			ts.Fatalf("Coral's events API got %s", line)
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -78,15 +79,15 @@ const (
 
 // postUsage posts, at a turn end and at the session's end, the tokens the
 // session burned since its last post: the totals Pulse shows (the
-// transcript read whole, subagents included, each message once) less what
-// was posted. The mark moves before the post is sent: a Coral that is down
-// loses the posts of that time, and a post that reached it but whose answer
-// did not come back is never sent again. A turn's final message that the
-// agent has not written yet when its turn end fires counts in the next
-// post; after the session's end Coral's sum is the session's burn. The mark
-// is kept per Coral session and agent session (a /clear starts another),
-// past the session's end (a resumed session goes on from it), until the
-// state directory's tidying.
+// transcript read as Pulse reads it, subagents included, each message once)
+// less what was posted. The mark moves before the post is sent: a Coral
+// that is down loses the posts of that time, and a post that reached it but
+// whose answer did not come back is never sent again. A turn's final
+// message that the agent has not written yet when its turn end fires counts
+// in the next post; after the session's end Coral's sum is the session's
+// burn. The mark and the scan are kept per Coral session and agent session
+// (a /clear starts another), past the session's end (a resumed session goes
+// on from them), until the state directory's tidying.
 func postUsage(inv *hook.Invocation, s Session, ev agent.Event) {
 	if ev.Kind != agent.TurnEnd && ev.Kind != agent.SessionEnd {
 		return
@@ -119,7 +120,7 @@ func postUsage(inv *hook.Invocation, s Session, ev agent.Event) {
 	}
 	defer release() // over the post: one at a time per session
 
-	burn, ok := scanBurn(inv, ev, path, format)
+	burn, ok := scanBurn(inv, store, name, ev, path, format)
 	if !ok {
 		return
 	}
@@ -142,29 +143,55 @@ func postUsage(inv *hook.Invocation, s Session, ev agent.Event) {
 	inv.Send(PostUsage(base, ev.Cwd, s, delta))
 }
 
-// scanBurn is the session's lifetime burn, as Pulse counts it; ok is false
-// when the transcript could not be read to its end in time.
-func scanBurn(inv *hook.Invocation, ev agent.Event, path string, format transcript.Format) (transcript.Usage, bool) {
+// scanBurn is the session's lifetime burn, as Pulse counts it, read as
+// Pulse reads it: the scan's state, kept beside the mark (name.scan, and the
+// counted messages in name.ids), takes in only what the transcript gained
+// since the last turn end. A scan cut short by its deadline counts what it
+// read and goes on next time. ok is false when nothing could be counted.
+func scanBurn(inv *hook.Invocation, store *state.Store, name string, ev agent.Event, path string, format transcript.Format) (transcript.Usage, bool) {
 	var s transcript.Session
-	if path == "" {
-		if err := s.Carried(ev.Raw, format, true); err != nil {
-			inv.Notef("usage: %v: no tokens posted", err)
+	if b, err := store.Read(name + ".scan"); err == nil && b != nil {
+		if s.UnmarshalBinary(b) != nil {
+			s = transcript.Session{} // unreadable: count again from the start
+		}
+	}
+	var set *transcript.IDSet
+	if !store.ReadOnly() { // a dry run counts in memory, and saves nothing
+		var err error
+		if set, err = transcript.OpenIDSet(filepath.Join(store.Dir(), name+".ids"), &s); err != nil {
+			inv.Notef("state: %v: no tokens posted", err)
 			return transcript.Usage{}, false
 		}
-		return s.Burn(), true
 	}
-	deadline := time.Now().Add(usageScan)
-	if dl, ok := inv.Context().Deadline(); ok && dl.Add(-apiBudget).Before(deadline) {
-		deadline = dl.Add(-apiBudget)
+	var err error
+	if path == "" {
+		err = s.Carried(ev.Raw, format, true)
+	} else {
+		deadline := time.Now().Add(usageScan)
+		if dl, ok := inv.Context().Deadline(); ok && dl.Add(-apiBudget).Before(deadline) {
+			deadline = dl.Add(-apiBudget)
+		}
+		var res transcript.Result
+		res, err = s.Scan(path, transcript.Options{Format: format, Session: ev.Session, Subagents: true, Deadline: deadline})
+		if err == nil && !res.Done {
+			inv.Notef("transcript: not read to its end in time: the rest is posted next time")
+		}
 	}
-	res, err := s.Scan(path, transcript.Options{Format: format, Session: ev.Session, Subagents: true, Deadline: deadline})
+	if set != nil {
+		if cerr := set.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}
 	if err != nil {
-		inv.Notef("transcript: %v: no tokens posted", err)
+		inv.Notef("usage: %v: no tokens posted", err)
 		return transcript.Usage{}, false
 	}
-	if !res.Done {
-		inv.Notef("transcript: not read to its end in time: no tokens posted this time")
-		return transcript.Usage{}, false
+	if !store.ReadOnly() {
+		b, _ := s.MarshalBinary()
+		if err := store.Write(name+".scan", b); err != nil {
+			inv.Notef("state: %v: no tokens posted", err)
+			return transcript.Usage{}, false
+		}
 	}
 	return s.Burn(), true
 }

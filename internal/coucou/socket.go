@@ -20,9 +20,10 @@ type Where struct {
 	SID string
 }
 
-// SocketPath is where the app listens: COUCOU_SOCKET; on Linux what
-// Linux does (below); on macOS the GitHub build's socket, else the App Store
-// build's container; on Windows the pipe named after the user's SID.
+// SocketPath is where the app listens: COUCOU_SOCKET; on Linux the runtime
+// directory's socket (Looking); on macOS the GitHub build's socket, else the
+// App Store build's container; on Windows the pipe named after the user's
+// SID.
 func SocketPath(w Where) string {
 	p, _ := Looking(w)
 	return p

@@ -100,6 +100,23 @@ type Burn struct {
 	Unnamed bool
 }
 
+// TranscriptOf is the file that holds the session's usage, and its format;
+// "" when the agent writes none that is known. Hooks give the path; where a
+// payload does not, the agent's dialect finds it from the session.
+func TranscriptOf(ev Event, getenv func(string) string) (string, transcript.Format) {
+	d, ok := For(ev.Agent)
+	if !ok || d.Burn == nil {
+		return "", 0
+	}
+	if ev.Transcript != "" {
+		return ev.Transcript, d.Burn.Format
+	}
+	if d.Burn.Locate != nil {
+		return d.Burn.Locate(ev, getenv), d.Burn.Format
+	}
+	return "", d.Burn.Format
+}
+
 // Name is one of an agent's event names and its kind.
 type Name struct {
 	Name string

@@ -10,8 +10,8 @@ import (
 var procRoot = "/proc"
 
 // HookProcess is the process the agent ran for this event (this one), and
-// its parent.
-func HookProcess() (pid, ppid int) { return os.Getpid(), os.Getppid() }
+// its parent; a variable, so that a test walks from where it says.
+var HookProcess = func() (pid, ppid int) { return os.Getpid(), os.Getppid() }
 
 // maxHops bounds the walk up the process tree: an agent runs a hook as
 // `sh -c`, so the chain is binary → sh → agent, plus wrappers.
@@ -36,6 +36,38 @@ func (d *Dialect) Process(session string, getenv func(string) string) int {
 		pid = parentOf(pid)
 	}
 	return 0
+}
+
+// Runs reports whether the agent's process pid still runs session for
+// this hook: its dialect says it owns the session, and it is an ancestor of
+// the hook's process now, as the process Process would find. A process
+// that exited, or one whose session was resumed under another process (a
+// dead `claude`'s sessions file stays, naming the session), is not.
+func (d *Dialect) Runs(pid int, session string, getenv func(string) string) bool {
+	return pid > 1 && d.Owns != nil && session != "" && Ancestor(pid) && d.Owns(pid, session, getenv)
+}
+
+// Ancestor reports whether pid is the hook process's parent or one of its
+// ancestors, as far as Process walks.
+func Ancestor(pid int) bool {
+	_, p := HookProcess()
+	for range maxHops {
+		if p <= 1 {
+			return false
+		}
+		if p == pid {
+			return true
+		}
+		p = parentOf(p)
+	}
+	return false
+}
+
+// Alive reports whether process pid exists, for a process (a detached
+// finisher) that has no agent among its ancestors to ask.
+func Alive(pid int) bool {
+	_, err := ProcStat(pid)
+	return pid > 1 && err == nil
 }
 
 // ProcStat is /proc/<pid>/stat.

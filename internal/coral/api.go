@@ -138,19 +138,25 @@ type eventBody struct {
 // name being the working directory's base name, as Coral's own hooks send
 // it.
 func PostEvent(base, cwd string, s Session, eventType, summary string) transport.Request {
-	name := s.Name
-	if cwd != "" {
-		if b := filepath.Base(strings.TrimRight(cwd, `/\`)); b != "." && b != string(filepath.Separator) && b != "" {
-			name = b
-		}
-	}
 	body, _ := json.Marshal(eventBody{EventType: eventType, Summary: summary, SessionID: s.UUID})
 	return within{apiBudget, httpsend.Request{
-		URL:      base + "/api/sessions/live/" + url.PathEscape(name) + "/events",
+		URL:      base + "/api/sessions/live/" + url.PathEscape(agentName(cwd, s)) + "/events",
 		Header:   httpsend.Header{"Content-Type": {"application/json"}},
 		Body:     body,
 		MaxReply: 4 << 10,
 	}}
+}
+
+// agentName is the path's agent name: the working directory's base name, as
+// Coral's own hooks send it, else the session's name. (Coral takes the name
+// it has for a live session_id it knows over the path's.)
+func agentName(cwd string, s Session) string {
+	if cwd != "" {
+		if b := filepath.Base(strings.TrimRight(cwd, `/\`)); b != "." && b != string(filepath.Separator) && b != "" {
+			return b
+		}
+	}
+	return s.Name
 }
 
 // within is a request with a budget of its own inside the invocation's.

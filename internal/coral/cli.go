@@ -29,7 +29,9 @@ session's goal, ||PULSE:SUMMARY …||) to the session's log,
 $TMPDIR/<type>_coral_<uuid>.log, in one write, each tag in an APC string that
 terminals do not show. The log is never created: outside Coral nothing is
 written. CONFIDENCE tags the model wrote, and a goal when there is no log, go to
-Coral's events API (loopback only).
+Coral's events API (loopback only); at each turn end and session end, the tokens
+burned since the last post go to its token-usage API (not where Coral reads the
+session's transcript itself: its claude, codex and pi sessions).
 
 Args mode, for wrapper scripts: print the sanitized tag on stdout.
   coral-pulse status Running the test suite
@@ -94,7 +96,8 @@ func (c *hookCmd) Run(inv *hook.Invocation) error {
 	if ev.Kind == agent.TurnEnd {
 		confidences = Confidences(ev.Message, maxConfidences)
 	}
-	if len(tags) == 0 && len(confidences) == 0 {
+	burned := ev.Kind == agent.TurnEnd || ev.Kind == agent.SessionEnd // token usage to post
+	if len(tags) == 0 && len(confidences) == 0 && !burned {
 		inv.Skip("%s: nothing to show on the Coral dashboard", kindName(ev))
 		return nil
 	}
@@ -105,6 +108,8 @@ func (c *hookCmd) Run(inv *hook.Invocation) error {
 		inv.Skip("%v", err)
 		return nil
 	}
+	defer postUsage(inv, s, ev) // after the status and goal
+
 	goals := summaries(tags) // this event's own, not a goal carried again
 	if len(tags) > 0 {
 		if log, err := find.Log(s); err != nil {

@@ -61,36 +61,49 @@ func TestTakesDecisions(t *testing.T) {
 
 func TestSocketPath(t *testing.T) {
 	files := map[string]bool{}
-	w := Where{Getenv: func(k string) string {
-		return map[string]string{"HOME": "/Users/u", "USERNAME": "u", "XDG_RUNTIME_DIR": "/run/user/501"}[k]
-	}, Exists: func(p string) bool { return files[p] }, UID: 501, TmpDir: "/tmp"}
+	env := map[string]string{}
+	w := Where{Getenv: func(k string) string { return env[k] },
+		Exists: func(p string) bool { return files[p] }, UID: 501, TmpDir: "/tmp"}
+	mac := map[string]string{"HOME": "/Users/u", "USERNAME": "u"}
+	xdg := map[string]string{"XDG_RUNTIME_DIR": "/run/user/501"}
 	for _, tc := range []struct {
 		goos, sid string
+		env       map[string]string
 		exists    []string
 		want      string
 	}{
-		{"darwin", "", nil, "/Users/u/Library/Application Support/NotchBuddy/nb.sock"},
-		{"darwin", "", []string{"/Users/u/Library/Containers/fr.louisraille.Coucou/Data/nb.sock"}, "/Users/u/Library/Containers/fr.louisraille.Coucou/Data/nb.sock"},
-		{"darwin", "", []string{"/Users/u/Library/Containers/fr.louisraille.Coucou/Data/nb.sock", "/Users/u/Library/Application Support/NotchBuddy/nb.sock"}, "/Users/u/Library/Application Support/NotchBuddy/nb.sock"},
-		{"windows", "S-1-5-21-1-2-3-1001", nil, `\\.\pipe\coucou-S-1-5-21-1-2-3-1001`},
-		{"windows", "", nil, `\\.\pipe\coucou-u`},
-		{"linux", "", nil, "/run/user/501/coucou.sock"},
-		{"linux", "", []string{"/tmp/coucou-501.sock"}, "/tmp/coucou-501.sock"},
+		{"darwin", "", mac, nil, "/Users/u/Library/Application Support/NotchBuddy/nb.sock"},
+		{"darwin", "", mac, []string{"/Users/u/Library/Containers/fr.louisraille.Coucou/Data/nb.sock"}, "/Users/u/Library/Containers/fr.louisraille.Coucou/Data/nb.sock"},
+		{"darwin", "", mac, []string{"/Users/u/Library/Containers/fr.louisraille.Coucou/Data/nb.sock", "/Users/u/Library/Application Support/NotchBuddy/nb.sock"}, "/Users/u/Library/Application Support/NotchBuddy/nb.sock"},
+		{"windows", "S-1-5-21-1-2-3-1001", mac, nil, `\\.\pipe\coucou-S-1-5-21-1-2-3-1001`},
+		{"windows", "", mac, nil, `\\.\pipe\coucou-u`},
+		// Linux: the runtime directory's socket, whatever else is there.
+		{"linux", "", xdg, nil, "/run/user/501/coucou.sock"},
+		{"linux", "", map[string]string{"XDG_RUNTIME_DIR": "/custom/rt"}, nil, "/custom/rt/coucou.sock"},
+		{"linux", "", map[string]string{"XDG_RUNTIME_DIR": "/custom/rt"}, []string{"/tmp/coucou-501.sock"}, "/custom/rt/coucou.sock"},
+		// No runtime directory (a relative one is none, as the app reads
+		// it): the app's own fallback under /run/user.
+		{"linux", "", nil, nil, "/run/user/501/coucou.sock"},
+		{"linux", "", map[string]string{"XDG_RUNTIME_DIR": "rt"}, nil, "/run/user/501/coucou.sock"},
+		{"linux", "", nil, []string{"/run/user/501/coucou.sock", "/tmp/coucou-501.sock"}, "/run/user/501/coucou.sock"},
+		// Only an older relay's socket in the temp directory: that one.
+		{"linux", "", nil, []string{"/tmp/coucou-501.sock"}, "/tmp/coucou-501.sock"},
 	} {
 		clear(files)
 		for _, f := range tc.exists {
 			files[f] = true
 		}
+		env = tc.env
 		w.GOOS, w.SID = tc.goos, tc.sid
 		if got := SocketPath(w); got != tc.want {
-			t.Errorf("%s %v: %s, want %s", tc.goos, tc.exists, got, tc.want)
+			t.Errorf("%s %v %v: %s, want %s", tc.goos, tc.env, tc.exists, got, tc.want)
 		}
 	}
-	w.Getenv = func(k string) string { return map[string]string{EnvSocket: "/x.sock"}[k] }
-	if got := SocketPath(w); got != "/x.sock" {
-		t.Errorf("COUCOU_SOCKET: %s", got)
+	env = map[string]string{EnvSocket: "/x.sock", "XDG_RUNTIME_DIR": "/run/user/501"}
+	if got, why := Looking(w); got != "/x.sock" || why != "from COUCOU_SOCKET" {
+		t.Errorf("COUCOU_SOCKET: %s (%s)", got, why)
 	}
-	w.GOOS, w.Getenv = "windows", func(string) string { return "" }
+	w.GOOS, env = "windows", nil
 	if got := SocketPath(w); got != `\\.\pipe\coucou-user` {
 		t.Errorf("no SID, no USERNAME: %s", got)
 	}

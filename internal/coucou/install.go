@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"runtime"
 	"time"
 
@@ -31,22 +32,46 @@ var hooks = install.Spec{
 	},
 	StatusLine: install.StatusLine{Flag: StatusLineFlag, Previous: PreviousFlag},
 	Env: []install.Var{
-		{Name: EnvSocket, Help: `where the app listens (default $XDG_RUNTIME_DIR/coucou.sock on Linux, ~/Library/Application Support/NotchBuddy/nb.sock on macOS, \\.\pipe\coucou-<SID> on Windows)`},
+		{Name: EnvSocket, Help: `where the app listens (default $XDG_RUNTIME_DIR/coucou.sock, else /run/user/<uid>/coucou.sock on Linux, ~/Library/Application Support/NotchBuddy/nb.sock on macOS, \\.\pipe\coucou-<SID> on Windows)`},
 		{Name: EnvDecisionTimeout, Help: "how long to wait for an approval (default 118s)"},
 	},
 	Test: install.Test{Stdin: `{"session_id":"hookwire-doctor","cwd":"/","hook_event_name":"Notification","message":"A test from nb-hook doctor"}`},
 }
 
-// socketCheck is doctor's look at the app's socket: there, a socket, ours,
-// accepting.
+// socketCheck is doctor's look at the app's socket: where nb-hook looks and
+// which of the places that is, there, a socket, ours, accepting; and on
+// Linux, who may ask the app for approvals.
 func socketCheck(getenv func(string) string) []install.Finding {
-	path := SocketPath(Where{GOOS: runtime.GOOS, Getenv: getenv, Exists: exists,
-		UID: os.Getuid(), TmpDir: os.TempDir(), SID: userSID()})
+	w := Where{GOOS: runtime.GOOS, Getenv: getenv, Exists: exists,
+		UID: os.Getuid(), TmpDir: os.TempDir(), SID: userSID()}
+	path, why := Looking(w)
+	found := socketAt(path, why)
+	if runtime.GOOS == "linux" && getenv(EnvSocket) == "" {
+		found = append(found, relayOnly(getenv("HOME")))
+	}
+	return found
+}
+
+// relayOnly is what doctor says of approvals on Linux: the app answers a
+// PermissionRequest only when the connecting process's executable is its own
+// relay (pipe.rs trusted_hook_client), and drops any other client with no
+// reply, so nb-hook's card never shows there and the agent asks in its own
+// terminal at once. Coucou copies its relay to
+// ~/.local/share/coucou/bin/coucou-hook (docs/AGENTS.md).
+func relayOnly(home string) install.Finding {
+	relay := filepath.Join(home, ".local", "share", "coucou", "bin", "coucou-hook")
+	return install.Finding{Status: install.Info,
+		What: "on Linux Coucou takes approvals only from its own relay (it checks the executable that connects, and drops any other without a reply): nb-hook's approvals are asked in the agent's own terminal",
+		Fix:  "to answer them at the notch, run Coucou's own relay " + relay + " (Coucou puts it there when it starts) on the agents' approval hooks, beside nb-hook"}
+}
+
+func socketAt(path, why string) []install.Finding {
+	at := path + " (" + why + ")"
 	start := install.Finding{Status: install.Fail, Fix: "start Coucou, or set " + EnvSocket + " to where it listens"}
 	if runtime.GOOS != "windows" {
 		fi, err := os.Stat(path)
 		if err != nil {
-			start.What = "Coucou's socket " + path + " is not there"
+			start.What = "Coucou's socket " + at + " is not there"
 			return []install.Finding{start}
 		}
 		if fi.Mode()&fs.ModeSocket == 0 {
@@ -63,8 +88,8 @@ func socketCheck(getenv func(string) string) []install.Finding {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	if err := transport.Reachable(ctx, path); err != nil {
-		start.What = "Coucou's socket " + path + ": " + err.Error()
+		start.What = "Coucou's socket " + at + ": " + err.Error()
 		return []install.Finding{start}
 	}
-	return []install.Finding{{Status: install.OK, What: "Coucou listens on " + path}}
+	return []install.Finding{{Status: install.OK, What: "Coucou listens on " + at}}
 }

@@ -35,8 +35,10 @@ With --statusline it is Claude Code's status line command instead: it passes
 the plan limits to the app's plan-usage pill and prints what the status line it
 chains (--previous) prints.
 
-Socket: $COUCOU_SOCKET, else $XDG_RUNTIME_DIR/coucou.sock (Linux),
-~/Library/Application Support/NotchBuddy/nb.sock (macOS), \\.\pipe\coucou-<SID> (Windows).
+Socket: $COUCOU_SOCKET, else on Linux $XDG_RUNTIME_DIR/coucou.sock or
+/run/user/<uid>/coucou.sock, on macOS
+~/Library/Application Support/NotchBuddy/nb.sock, on Windows
+\\.\pipe\coucou-<SID>.
 
 Always exits 0.`,
 		CLI:      &relayCLI{},

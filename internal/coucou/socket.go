@@ -20,13 +20,26 @@ type Where struct {
 	SID string
 }
 
-// SocketPath is where the app listens: COUCOU_SOCKET; on Linux
-// $XDG_RUNTIME_DIR/coucou.sock, else coucou-<uid>.sock in the temp
-// directory; on macOS the GitHub build's socket, else the App Store
-// build's container; on Windows the pipe named after the user's SID.
+// SocketPath is where the app listens: COUCOU_SOCKET; on Linux the runtime
+// directory's socket (Looking); on macOS the GitHub build's socket, else the
+// App Store build's container; on Windows the pipe named after the user's
+// SID.
 func SocketPath(w Where) string {
+	p, _ := Looking(w)
+	return p
+}
+
+// Looking is SocketPath and, for doctor, which of the places it is, in words.
+//
+// Linux: the app listens on $XDG_RUNTIME_DIR/coucou.sock, else
+// /run/user/<uid>/coucou.sock, and nowhere else (platform::relay_socket_path,
+// docs/reference/coucou-gemini-antigravity-codex.md §1.1). Only its older
+// relay and app put the socket in the temp directory, and only without
+// $XDG_RUNTIME_DIR: coucou-<uid>.sock there is taken when it exists and the
+// current socket does not, never in place of a runtime directory's.
+func Looking(w Where) (path, why string) {
 	if p := w.Getenv(EnvSocket); p != "" {
-		return p
+		return p, "from " + EnvSocket
 	}
 	switch w.GOOS {
 	case "darwin":
@@ -34,9 +47,9 @@ func SocketPath(w Where) string {
 		github := filepath.Join(home, "Library", "Application Support", "NotchBuddy", "nb.sock")
 		appStore := filepath.Join(home, "Library", "Containers", "fr.louisraille.Coucou", "Data", "nb.sock")
 		if !w.Exists(github) && w.Exists(appStore) {
-			return appStore
+			return appStore, "the App Store build's, as the GitHub build's " + github + " is not there"
 		}
-		return github
+		return github, "the GitHub build's (else the App Store build's " + appStore + ")"
 	case "windows":
 		name := w.SID
 		if name == "" {
@@ -45,15 +58,18 @@ func SocketPath(w Where) string {
 		if name == "" {
 			name = "user"
 		}
-		return `\\.\pipe\coucou-` + name
+		return `\\.\pipe\coucou-` + name, "the pipe named after your account"
 	}
-	fallback := filepath.Join(w.TmpDir, fmt.Sprintf("coucou-%d.sock", w.UID))
-	if xdg := w.Getenv("XDG_RUNTIME_DIR"); xdg != "" {
-		if p := filepath.Join(xdg, "coucou.sock"); w.Exists(p) || !w.Exists(fallback) {
-			return p
-		}
+	// As the app reads it: a relative value is no runtime directory.
+	if xdg := w.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(xdg) {
+		return filepath.Join(xdg, "coucou.sock"), "$XDG_RUNTIME_DIR/coucou.sock"
 	}
-	return fallback
+	current := fmt.Sprintf("/run/user/%d/coucou.sock", w.UID)
+	legacy := filepath.Join(w.TmpDir, fmt.Sprintf("coucou-%d.sock", w.UID))
+	if !w.Exists(current) && w.Exists(legacy) {
+		return legacy, "an older Coucou's, in the temp directory, as there is no $XDG_RUNTIME_DIR and no " + current
+	}
+	return current, "/run/user/<uid>/coucou.sock, as there is no $XDG_RUNTIME_DIR (an older Coucou's " + legacy + " is not there)"
 }
 
 func exists(path string) bool {

@@ -9,8 +9,10 @@ package live
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -148,6 +150,8 @@ func TestLive(t *testing.T) {
 	cmds["wait-text"] = cmdWaitText
 	cmds["normalize"] = cmdNormalize
 	cmds["pulse-totals"] = cmdPulseTotals
+	cmds["coral-totals"] = cmdCoralTotals
+	cmds["coral-no-events"] = cmdCoralNoEvents
 	cmds["codex-app-server"] = cmdCodexAppServer
 	cmds["pulse-slots"] = cmdPulseSlots
 	cmds["cost-state"] = cmdCostState
@@ -640,6 +644,81 @@ func cmdPulseTotals(ts *testscript.TestScript, neg bool, args []string) {
 	if (got == want) == neg {
 		ts.Fatalf("Pulse's turn_end totals %s (in,out,cache write,cache read), the API served %s", got, want)
 	}
+}
+
+// cmdCoralNoEvents: coral-no-events FAKE
+// Checks that the fake Coral FAKE recorded no post to its events API (a goal
+// that went into the log is not posted too); its token-usage posts are not
+// events. No recording at all passes.
+func cmdCoralNoEvents(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: coral-no-events FAKE")
+	}
+	b, err := os.ReadFile(ts.MkAbs(args[0] + ".got"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return
+	}
+	ts.Check(err)
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "POST ") && strings.Contains(line, "/events ") {
+			ts.Fatalf("Coral's events API got %s", line)
+		}
+	}
+}
+
+// cmdCoralTotals: coral-totals API FAKE
+// Checks that the token-usage posts the fake Coral FAKE recorded (FAKE.got)
+// sum to the session's exact token totals, as the scripted API NAME served
+// them to the main conversation (Coral sums a session's rows): input,
+// output, cache writes, cache reads, in one Coral session.
+func cmdCoralTotals(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: coral-totals API FAKE")
+	}
+	apisMu.Lock()
+	s := apis[ts][args[0]]
+	apisMu.Unlock()
+	if s == nil {
+		ts.Fatalf("no modelapi %q", args[0])
+	}
+	_, u, _ := s.Served()
+	b, err := os.ReadFile(ts.MkAbs(args[1] + ".got"))
+	if err != nil {
+		ts.Fatalf("%v", err)
+	}
+	var in, out, cw, cr int64
+	posts, sessions := 0, map[string]bool{}
+	lines := strings.Split(string(b), "\n")
+	for i := 0; i < len(lines); i++ {
+		if !strings.HasPrefix(lines[i], "POST ") || !strings.Contains(lines[i], "/token-usage ") {
+			continue
+		}
+		for i < len(lines) && lines[i] != "" {
+			i++ // the head, to the blank line
+		}
+		if i+1 >= len(lines) {
+			ts.Fatalf("a token-usage post without a body")
+		}
+		var p struct {
+			Session string `json:"session_id"`
+			In      int64  `json:"input_tokens"`
+			Out     int64  `json:"output_tokens"`
+			Write   int64  `json:"cache_write_tokens"`
+			Read    int64  `json:"cache_read_tokens"`
+		}
+		if err := json.Unmarshal([]byte(lines[i+1]), &p); err != nil {
+			ts.Fatalf("token-usage body %q: %v", lines[i+1], err)
+		}
+		in, out, cw, cr = in+p.In, out+p.Out, cw+p.Write, cr+p.Read
+		posts++
+		sessions[p.Session] = true
+	}
+	got := fmt.Sprintf("%d,%d,%d,%d", in, out, cw, cr)
+	want := fmt.Sprintf("%d,%d,%d,%d", u.Input, u.Output, u.CacheWrite(), u.CacheRead)
+	if (got == want && len(sessions) == 1) == neg {
+		ts.Fatalf("Coral's token rows sum to %s (in,out,cache write,cache read) in %d post(s) for %d session(s), the API served %s", got, posts, len(sessions), want)
+	}
+	ts.Logf("%d token-usage post(s), summing to %s", posts, got)
 }
 
 // cmdPulseSlots: pulse-slots [-live] FILE

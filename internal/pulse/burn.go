@@ -9,21 +9,9 @@ import (
 	"github.com/hookwire/hookwire/internal/transcript"
 )
 
-// transcriptOf is the file that holds the session's usage, and its format;
-// "" when the agent writes none that is known. Hooks give the path; where a
-// payload does not, the agent's dialect finds it from the session.
+// transcriptOf is the session's transcript and its format (agent.TranscriptOf).
 func transcriptOf(ev agent.Event, getenv func(string) string) (string, transcript.Format) {
-	d, ok := agent.For(ev.Agent)
-	if !ok || d.Burn == nil {
-		return "", 0
-	}
-	if ev.Transcript != "" {
-		return ev.Transcript, d.Burn.Format
-	}
-	if d.Burn.Locate != nil {
-		return d.Burn.Locate(ev, getenv), d.Burn.Format
-	}
-	return "", d.Burn.Format
+	return agent.TranscriptOf(ev, getenv)
 }
 
 // short is the session id as Pulse's slot names it: unique per session for

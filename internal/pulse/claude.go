@@ -397,29 +397,29 @@ func (c *claudeCLI) update(inv *hook.Invocation, store *state.Store, name string
 	return pending
 }
 
-// notFound is a session's PID once its agent's process was looked for and
-// not found: walking up /proc (up to 8 parents, each asked whether it runs
-// the session) is not done again on every event.
-const notFound = -1
-
 // agentProcess is the agent's process that runs the session, where its
-// dialect can tell, given the one remembered (pid): kept while it still
-// runs the session, looked for when there is none, or when a session
-// (re)start may have a new one. Only a hook (inHook) remembers that it is
-// not found: a finisher runs detached, and the next hook looks again.
+// dialect can tell: Pulse's 7th field, whose exit retires the slot. In a
+// hook, the process whose own record names the session and that is an
+// ancestor of the hook now: the one remembered (pid) while it still is,
+// else looked for again, on every event until one is found (a miss is not
+// remembered: Claude Code may write its sessions file after the first
+// hooks ran). One that exited or was resumed under a new process (its
+// sessions file stays) is dropped for the new one. A finisher runs
+// detached, with no agent above it: it keeps the one its hook found while
+// that process lives and still names the session.
 func agentProcess(d *agent.Dialect, pid int, ev agent.Event, getenv func(string) string, inHook bool) int {
 	switch {
 	case d.Owns == nil:
-		return pid
-	case pid == notFound && ev.Kind != agent.SessionStart:
-		return notFound
-	case pid > 0 && d.Owns(pid, ev.Session, getenv):
+		return 0
+	case !inHook:
+		if pid > 1 && agent.Alive(pid) && d.Owns(pid, ev.Session, getenv) {
+			return pid
+		}
+		return 0
+	case d.Runs(pid, ev.Session, getenv):
 		return pid
 	}
-	if found := d.Process(ev.Session, getenv); found > 0 || !inHook {
-		return found
-	}
-	return notFound
+	return d.Process(ev.Session, getenv)
 }
 
 // finish is a finisher's work (hook.StartFinisher): the turn end a hook

@@ -1,7 +1,9 @@
 package testkit
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -105,6 +107,9 @@ func cmdEscaped(ts *testscript.TestScript, neg bool, args []string) {
 //	[coral-free-tmp]  /tmp holds no Coral log (*_coral_*.log): a script may
 //	                  assert that coral-pulse found none, which a machine
 //	                  running Coral would contradict.
+//	[coucou-free-run] /run/user/<uid>/coucou.sock is not there: a script may
+//	                  assert that nb-hook, without $XDG_RUNTIME_DIR, looks
+//	                  elsewhere, which a machine running Coucou contradicts.
 func Condition(cond string) (bool, error) {
 	switch cond {
 	case "sshd":
@@ -112,6 +117,9 @@ func Condition(cond string) (bool, error) {
 	case "coral-free-tmp":
 		logs, err := filepath.Glob("/tmp/*_coral_*.log")
 		return err == nil && len(logs) == 0, nil
+	case "coucou-free-run":
+		_, err := os.Lstat(fmt.Sprintf("/run/user/%d/coucou.sock", os.Getuid()))
+		return errors.Is(err, fs.ErrNotExist), nil
 	}
 	return false, fmt.Errorf("unknown condition %q", cond)
 }

@@ -4,7 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"slices"
 
 	"github.com/hookwire/hookwire/internal/state"
 	"github.com/hookwire/hookwire/internal/transport"
@@ -29,7 +33,7 @@ import (
 // The key is the session's and the surface's: a hung surface holds back
 // only its own deliveries of that session.
 type order struct {
-	store  *state.Store
+	store  *state.Store // nil until the order is looked at (settle)
 	key    string
 	lock   *os.File // held: this process, then its courier, delivers the pair's events
 	behind bool     // an earlier event's courier delivers (or left events queued)
@@ -41,12 +45,19 @@ func (inv *Invocation) placeFor(surface, session string) *order {
 	if session == "" {
 		return nil
 	}
+	key := state.Key(session) + "." + surface
+	// The common case, at one lstat: no courier delivers the pair's events
+	// (the last one took its lock file away when done). Nothing to go
+	// behind; the lock is taken only if this hook hands something over.
+	if _, err := os.Lstat(filepath.Join(state.Root(os.Getenv), courierStore, key+".order.lock")); errors.Is(err, fs.ErrNotExist) {
+		return &order{key: key}
+	}
 	store, err := state.Open(os.Getenv, courierStore)
 	if err != nil {
 		inv.Notef("courier: %v: delivered without its order", err)
 		return nil
 	}
-	o := &order{store: store, key: state.Key(session) + "." + surface}
+	o := &order{store: store, key: key}
 	ctx, cancel := metaContext(inv.Context())
 	defer cancel()
 	release, err := store.Lock(ctx, o.key+".meta")
@@ -79,6 +90,17 @@ func (o *order) settle(inv *Invocation, p transport.Parcel) (r courierRun, ok bo
 	if o == nil {
 		return r, len(p.Items) > 0
 	}
+	if o.store == nil {
+		if len(p.Items) == 0 {
+			return r, false // nothing handed over: no order to keep
+		}
+		store, err := state.Open(os.Getenv, courierStore)
+		if err != nil {
+			inv.Notef("courier: %v: handed over without its order", err)
+			return r, true
+		}
+		o.store = store
+	}
 	ctx, cancel := metaContext(context.Background())
 	defer cancel()
 	release, err := o.store.Lock(ctx, o.key+".meta")
@@ -93,6 +115,19 @@ func (o *order) settle(inv *Invocation, p transport.Parcel) (r courierRun, ok bo
 			o.lock = f
 		}
 	}
+	if o.lock == nil {
+		// Another hook's courier delivers the pair's events (hooks the
+		// agent ran at once): behind it, or beside it when what is left
+		// is a connection, which cannot wait in a file.
+		if len(p.Items) == 0 {
+			return r, false
+		}
+		if !slices.ContainsFunc(p.Items, func(it transport.Item) bool { return it.Conn >= 0 }) && o.enqueue(p) == nil {
+			return r, false
+		}
+		inv.Notef("courier: another courier delivers this session's events to %s: this one's go beside them", p.Surface)
+		return r, true
+	}
 	if o.behind && len(p.Items) > 0 {
 		if err := o.enqueue(p); err != nil {
 			inv.Notef("courier: queueing behind the earlier events: %v: handed over without its order", err)
@@ -101,20 +136,28 @@ func (o *order) settle(inv *Invocation, p transport.Parcel) (r courierRun, ok bo
 		}
 		r.Parcel.Items = nil
 	}
-	if o.lock == nil {
-		return r, false // the holder delivers what was queued
-	}
 	r.Key = o.key
 	if len(r.Parcel.Items) > 0 || o.queued() {
 		return r, true
 	}
-	o.letGo()
+	o.done()
 	return r, false
 }
 
 // letGo releases the order lock, if held.
-func (o *order) letGo() {
+func (o *order) letGo() { o.release(false) }
+
+// done releases the order lock with the queue empty (the meta lock held),
+// and takes its file away, so that the next hook finds no courier at one
+// lstat (placeFor). A hook that opened the file before it went takes a new
+// one (state.Store.Hold).
+func (o *order) done() { o.release(true) }
+
+func (o *order) release(remove bool) {
 	if o.lock != nil {
+		if remove && o.store != nil {
+			os.Remove(filepath.Join(o.store.Dir(), o.key+".order.lock"))
+		}
 		state.Unlock(o.lock)
 		o.lock.Close()
 		o.lock = nil
@@ -179,10 +222,15 @@ func (inv *Invocation) drainQueue(key string, lock *os.File) {
 			return
 		}
 		p, ok := pop(store, key)
-		if !ok || inv.Context().Err() != nil {
-			if ok { // out of budget: it goes back first
-				o.requeueFirst(p)
-			}
+		if !ok {
+			o.done()
+			release()
+			return
+		}
+		if inv.Context().Err() != nil {
+			// Out of budget: it goes back first, for the next hook's
+			// courier (the lock file stays: the next hook looks).
+			o.requeueFirst(p)
 			o.letGo()
 			release()
 			return

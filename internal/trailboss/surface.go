@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hookwire/hookwire/internal/agent"
 	"github.com/hookwire/hookwire/internal/install"
 	"github.com/hookwire/hookwire/internal/text"
 	"github.com/hookwire/hookwire/internal/transport/httpsend"
@@ -37,7 +38,7 @@ func find(getenv func(string) string) install.Presence {
 	}
 	dir := getenv("TRAILBOSS_DATA_DIR")
 	if dir == "" {
-		dir = filepath.Join(getenv("HOME"), ".local", "share", "trailboss")
+		dir = filepath.Join(agent.UserHome(getenv), ".local", "share", "trailboss")
 	}
 	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
 		return install.Presence{Found: true, Why: "its data directory " + dir}

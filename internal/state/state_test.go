@@ -314,7 +314,9 @@ func TestLockNeverSplits(t *testing.T) {
 func TestOpenSquatted(t *testing.T) {
 	tmp, home := t.TempDir(), t.TempDir()
 	t.Setenv("TMPDIR", tmp)
-	getenv := func(k string) string { return map[string]string{"HOME": home}[k] }
+	getenv := func(k string) string {
+		return map[string]string{"HOME": home, "USERPROFILE": home}[k]
+	}
 	predictable := filepath.Join(tmp, "hookwire-"+strconv.Itoa(os.Getuid()))
 	squats := map[string]func(){
 		"link": func() { os.Symlink(t.TempDir(), predictable) },

@@ -18,7 +18,8 @@ import (
 // target, and how hookwire setup finds Trail Boss: for a binary that
 // serves several surfaces (cmd/hookwire).
 func Surface() install.Surface {
-	return install.Surface{Name: Name, Title: "Trail Boss", Spec: hooks, Check: daemonCheck, Find: find}
+	return install.Surface{Name: Name, Title: "Trail Boss", Spec: hooks, Check: daemonCheck, Find: find,
+		NoWindows: "Trail Boss's daemon runs beside tmux (Linux, macOS, WSL); set TRAILBOSS_URL to a daemon you reach"}
 }
 
 // find: Trail Boss is there when its daemon answers /status, or its

@@ -61,7 +61,7 @@ var claude = &Dialect{
 // running process, naming its session. That file is undocumented, hence
 // the exact match.
 func claudeOwns(pid int, session string, getenv func(string) string) bool {
-	dir := claudeSettings.ConfigHome(getenv, getenv("HOME"))
+	dir := claudeSettings.ConfigHome(getenv, UserHome(getenv))
 	if dir == "" || session == "" {
 		return false
 	}
@@ -203,4 +203,7 @@ var claudeSettings = &Settings{
 
 	// Its commands: one on PATH tells hookwire setup it is installed.
 	Commands: []string{"claude"},
+	// Git Bash: a hook without "shell" runs in bash -c on Windows (the
+	// hooks reference; docs/reference/windows-shells.md).
+	WindowsShell: ShellBash,
 }

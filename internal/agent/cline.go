@@ -87,7 +87,7 @@ var cline = &Dialect{
 		if d := getenv("CLINE_DATA_DIR"); dir == "" && d != "" {
 			dir = filepath.Join(d, "sessions")
 		}
-		if home := clineSettings.ConfigHome(getenv, getenv("HOME")); dir == "" && home != "" {
+		if home := clineSettings.ConfigHome(getenv, UserHome(getenv)); dir == "" && home != "" {
 			dir = filepath.Join(home, "data", "sessions")
 		}
 		if dir == "" {

@@ -56,7 +56,7 @@ var codex = &Dialect{
 	},
 	Refine: refineCodex,
 	Burn: &Burn{Format: transcript.Codex, Locate: func(ev Event, getenv func(string) string) string {
-		return codexRollout(codexSettings.ConfigHome(getenv, getenv("HOME")), ev.Session)
+		return codexRollout(codexSettings.ConfigHome(getenv, UserHome(getenv)), ev.Session)
 	}},
 	Settings: codexSettings,
 	Reply:    codexReply,

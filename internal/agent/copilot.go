@@ -65,7 +65,7 @@ var copilot = &Dialect{
 	Refine: refineCopilot,
 	// Copilot CLI keeps $COPILOT_HOME/session-state/<id>/events.jsonl.
 	Burn: &Burn{Format: transcript.Copilot, Locate: func(ev Event, getenv func(string) string) string {
-		home := copilotSettings.ConfigHome(getenv, getenv("HOME"))
+		home := copilotSettings.ConfigHome(getenv, UserHome(getenv))
 		if home == "" || !SafeID(ev.Session) {
 			return ""
 		}
@@ -189,4 +189,7 @@ var copilotSettings = &Settings{
 
 	// Its commands: one on PATH tells hookwire setup it is installed.
 	Commands: []string{"copilot"},
+	// A hook's "powershell" command on Windows, its "bash" elsewhere
+	// (docs/reference/windows-shells.md).
+	WindowsShell: ShellPowerShell,
 }

@@ -202,7 +202,25 @@ type Settings struct {
 	// Plugin, for Shape PluginFile, is the plugin an agent without command
 	// hooks loads instead.
 	Plugin *Plugin
+	// WindowsShell is the shell the agent runs a hook's command line in on
+	// Windows, which decides how install quotes the binary's path there
+	// (docs/reference/windows-shells.md): cmd.exe unless it says otherwise.
+	WindowsShell Shell
 }
+
+// Shell is a command line's interpreter on Windows.
+type Shell string
+
+const (
+	// ShellCmd is cmd.exe (/d /s /c): a path in double quotes, or bare.
+	ShellCmd Shell = ""
+	// ShellBash is Git Bash (bash -c): a path in double quotes, so that its
+	// backslashes stay.
+	ShellBash Shell = "bash"
+	// ShellPowerShell (-Command): a quoted path is a string, so a path is bare,
+	// or called with & "...".
+	ShellPowerShell Shell = "powershell"
+)
 
 // ConfigHome is the agent's config home: its variable (HomeVar) when set,
 // else the user settings' directory above HomeRel under home; "" when

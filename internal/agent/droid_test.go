@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -129,7 +130,7 @@ func TestDroidRecordedTurnEnds(t *testing.T) {
 				t.Fatal(err)
 			}
 			path, _ := filepath.Abs(filepath.Join("../../testdata/transcripts/droid-0.225.1", tc.dir, "session.jsonl"))
-			b = bytes.Replace(b, []byte(gjson.GetBytes(b, "transcript_path").Raw), []byte(`"`+path+`"`), 1)
+			b = bytes.Replace(b, []byte(gjson.GetBytes(b, "transcript_path").Raw), []byte(strconv.Quote(path)), 1)
 			ev := Parse(Input{Agent: "droid", Payload: b, Transcripts: true, Now: func() time.Time { return now }})
 			is(t, "Agent", ev.Agent, Droid)
 			is(t, "Kind", ev.Kind, tc.kind)
@@ -141,7 +142,7 @@ func TestDroidRecordedTurnEnds(t *testing.T) {
 			is(t, "Kind without answers", ev.Kind, tc.kind)
 			is(t, "Error without answers", ev.Error, tc.fail)
 			// Without the transcript, a plain turn end with nothing to show.
-			b = bytes.Replace(b, []byte(path), []byte(path+".gone"), 1)
+			b = bytes.Replace(b, []byte(strconv.Quote(path)), []byte(strconv.Quote(path+".gone")), 1)
 			ev = Parse(Input{Agent: "droid", Payload: b, Transcripts: true, Now: func() time.Time { return now }})
 			is(t, "Kind without the transcript", ev.Kind, TurnEnd)
 			is(t, "Message without the transcript", ev.Message, "")

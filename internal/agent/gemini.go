@@ -75,6 +75,9 @@ var gemini = &Dialect{
 
 		// Its commands: one on PATH tells hookwire setup it is installed.
 		Commands: []string{"gemini"},
+		// PowerShell -Command on Windows (HookRunner, getShellConfiguration;
+		// docs/reference/windows-shells.md).
+		WindowsShell: ShellPowerShell,
 		// ~/.gemini is Antigravity's too (config/hooks.json, antigravity/):
 		// what Gemini CLI makes there on its first run is its own.
 		Owns: []string{"settings.json", "tmp", "oauth_creds.json"},

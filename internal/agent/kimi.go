@@ -117,7 +117,7 @@ func refineKimi(ev *Event, p gjson.Result) {
 // usage and the turn's answer:
 // $KIMI_CODE_HOME/sessions/wd_<folder>_<hash>/<session>/agents/main/wire.jsonl.
 func kimiWire(ev Event, getenv func(string) string) string {
-	home := kimiSettings.ConfigHome(getenv, getenv("HOME"))
+	home := kimiSettings.ConfigHome(getenv, UserHome(getenv))
 	if home == "" || !SafeID(ev.Session) {
 		return ""
 	}

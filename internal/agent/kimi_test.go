@@ -183,8 +183,8 @@ func TestKimiAnswer(t *testing.T) {
 	os.MkdirAll(dir, 0o700)
 	os.WriteFile(filepath.Join(dir, "wire.jsonl"), wire, 0o600)
 	for name, env := range map[string]map[string]string{
-		"HOME":           {"HOME": home},
-		"KIMI_CODE_HOME": {"HOME": "/nowhere", "KIMI_CODE_HOME": filepath.Join(home, ".kimi-code")},
+		"HOME":           {"HOME": home, "USERPROFILE": home},
+		"KIMI_CODE_HOME": {"HOME": "/nowhere", "USERPROFILE": "/nowhere", "KIMI_CODE_HOME": filepath.Join(home, ".kimi-code")},
 	} {
 		getenv := func(k string) string { return env[k] }
 		ev := Parse(Input{Agent: "kimi", Payload: stop, Getenv: getenv, Transcripts: true})

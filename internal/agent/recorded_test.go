@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -174,7 +175,7 @@ func TestRecordedAnswers(t *testing.T) {
 			if old == "" {
 				old = gjson.GetBytes(b, "transcriptPath").Raw
 			}
-			b = bytes.Replace(b, []byte(old), []byte(`"`+path+`"`), 1)
+			b = bytes.Replace(b, []byte(old), []byte(strconv.Quote(path)), 1)
 			var args []string
 			if tc.event != "" {
 				args = []string{tc.event}

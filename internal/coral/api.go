@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hookwire/hookwire/internal/agent"
 	"github.com/hookwire/hookwire/internal/transport"
 	"github.com/hookwire/hookwire/internal/transport/httpsend"
 )
@@ -101,7 +102,7 @@ func DataDir(getenv func(string) string) string {
 			return d
 		}
 	}
-	return filepath.Join(getenv("HOME"), ".coral")
+	return filepath.Join(agent.UserHome(getenv), ".coral")
 }
 
 // tmuxPort reads CORAL_PORT from tmux's environment: the session's (-t) or

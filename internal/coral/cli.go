@@ -91,7 +91,7 @@ func (c *hookCmd) Run(inv *hook.Invocation) error {
 			inv.Observe(ev)
 		}
 	}
-	tags := Tags(ev, inv.Getenv("HOME"))
+	tags := Tags(ev, agent.UserHome(inv.Getenv))
 	var confidences []Tag
 	if ev.Kind == agent.TurnEnd {
 		confidences = Confidences(ev.Message, maxConfidences)

@@ -22,12 +22,12 @@ func TestLocate(t *testing.T) {
 		env        map[string]string
 		base, from string
 	}{
-		{map[string]string{"HOME": home}, "http://localhost:8455", state},
-		{map[string]string{"HOME": home, EnvDataDir: data}, "http://localhost:9001", filepath.Join(data, "board_state_"+s.Name+".json")},
-		{map[string]string{"HOME": home, EnvDir: data}, "http://localhost:9001", filepath.Join(data, "board_state_"+s.Name+".json")},
-		{map[string]string{"HOME": home, EnvPort: "8500"}, "http://localhost:8500", EnvPort},
-		{map[string]string{"HOME": home, EnvURL: "http://127.0.0.1:8600/", EnvPort: "8500"}, "http://127.0.0.1:8600", EnvURL},
-		{map[string]string{"HOME": t.TempDir()}, "http://localhost:8420", ""},
+		{map[string]string{"HOME": home, "USERPROFILE": home}, "http://localhost:8455", state},
+		{map[string]string{"HOME": home, "USERPROFILE": home, EnvDataDir: data}, "http://localhost:9001", filepath.Join(data, "board_state_"+s.Name+".json")},
+		{map[string]string{"HOME": home, "USERPROFILE": home, EnvDir: data}, "http://localhost:9001", filepath.Join(data, "board_state_"+s.Name+".json")},
+		{map[string]string{"HOME": home, "USERPROFILE": home, EnvPort: "8500"}, "http://localhost:8500", EnvPort},
+		{map[string]string{"HOME": home, "USERPROFILE": home, EnvURL: "http://127.0.0.1:8600/", EnvPort: "8500"}, "http://127.0.0.1:8600", EnvURL},
+		{map[string]string{"HOME": t.TempDir(), "USERPROFILE": t.TempDir()}, "http://localhost:8420", ""},
 	} {
 		base, from := Locate(context.Background(), func(k string) string { return tc.env[k] }, s)
 		if base != tc.base || from != tc.from {
@@ -36,7 +36,9 @@ func TestLocate(t *testing.T) {
 	}
 	// A board state without server_url (Coral on 8420 writes none).
 	os.WriteFile(state, []byte(`{"project":"p","job_title":"Dev"}`), 0o644)
-	if base, from := Locate(context.Background(), func(k string) string { return map[string]string{"HOME": home}[k] }, s); base != "http://localhost:8420" || from != "" {
+	if base, from := Locate(context.Background(), func(k string) string {
+		return map[string]string{"HOME": home, "USERPROFILE": home}[k]
+	}, s); base != "http://localhost:8420" || from != "" {
 		t.Errorf("no server_url: %s from %q", base, from)
 	}
 }

@@ -14,7 +14,8 @@ import (
 // target, and how hookwire setup finds Coral: for a binary that serves
 // several surfaces (cmd/hookwire).
 func Surface() install.Surface {
-	return install.Surface{Name: "coral-pulse", Title: "Coral", Spec: hooks, Check: sessionCheck, Find: find}
+	return install.Surface{Name: "coral-pulse", Title: "Coral", Spec: hooks, Check: sessionCheck, Find: find,
+		NoWindows: "Coral lives in tmux panes (Linux, macOS, WSL); set CORAL_URL to a Coral server you reach"}
 }
 
 // find: Coral is there when its server answers (CORAL_URL, CORAL_PORT, else

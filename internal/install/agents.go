@@ -6,6 +6,7 @@ package install
 import (
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -124,6 +125,9 @@ type Entry struct {
 	Command string
 	Timeout time.Duration // 0: none written
 	Matched bool
+	// Bash is the command for Git Bash on Windows, where an agent takes one
+	// beside its PowerShell Command (Copilot CLI's "bash" and "powershell").
+	Bash string
 }
 
 // Events are the agent's events this binary hooks, in the agent's names.
@@ -151,7 +155,7 @@ func (s Spec) Entries(a *Agent, path string) []Entry {
 		if slices.Contains(asked, ev) {
 			continue // its line is the one that asks, below
 		}
-		args := append([]string{quote(path)}, s.Args...)
+		args := append([]string{a.quote(path)}, s.Args...)
 		if !a.Unflagged {
 			args = append(args, "--agent", a.Name)
 		}
@@ -171,20 +175,32 @@ func (s Spec) Entries(a *Agent, path string) []Entry {
 		out = append(out, e)
 	}
 	if s.Asking {
-		for _, ev := range asked {
-			args := append([]string{quote(path)}, s.Args...)
-			if s.AskArgs != nil {
-				args = append([]string{quote(path)}, s.AskArgs...)
-			}
-			if !a.Unflagged {
-				args = append(args, "--agent", a.Name)
-			}
-			args = append(args, s.AskFlag)
-			if a.Positional {
-				args = append(args, ev)
-			}
-			out = append(out, Entry{Event: ev, Command: strings.Join(args, " "), Timeout: s.Approval, Matched: slices.Contains(a.Matched, ev)})
+		out = append(out, s.askEntries(a, asked, path)...)
+	}
+	if onWindows {
+		for i := range out {
+			out[i].Bash = quoteFor(agent.ShellBash, path) + strings.TrimPrefix(out[i].Command, a.quote(path))
 		}
+	}
+	return out
+}
+
+// askEntries are the hooks --approvals adds, on the events asked.
+func (s Spec) askEntries(a *Agent, asked []string, path string) []Entry {
+	var out []Entry
+	for _, ev := range asked {
+		args := append([]string{a.quote(path)}, s.Args...)
+		if s.AskArgs != nil {
+			args = append([]string{a.quote(path)}, s.AskArgs...)
+		}
+		if !a.Unflagged {
+			args = append(args, "--agent", a.Name)
+		}
+		args = append(args, s.AskFlag)
+		if a.Positional {
+			args = append(args, ev)
+		}
+		out = append(out, Entry{Event: ev, Command: strings.Join(args, " "), Timeout: s.Approval, Matched: slices.Contains(a.Matched, ev)})
 	}
 	return out
 }
@@ -204,18 +220,68 @@ func (s Spec) AskEvents(a *Agent) []string {
 	return out
 }
 
-// quote makes a path one shell word.
-func quote(p string) string {
-	if strings.ContainsAny(p, " \t\"'$`\\&;|<>()*?[]#~") {
-		return "'" + strings.ReplaceAll(p, "'", `'\''`) + "'"
+// quote makes a path one word of the shell the agent runs its hooks in:
+// sh's on Linux and macOS; on Windows the agent's WindowsShell's, where a
+// path in single quotes runs in none of them (cmd.exe: "not recognized").
+func (a *Agent) quote(p string) string {
+	if !onWindows {
+		if strings.ContainsAny(p, " \t\"'$`\\&;|<>()*?[]#~") {
+			return "'" + strings.ReplaceAll(p, "'", `'\''`) + "'"
+		}
+		return p
 	}
-	return p
+	return quoteFor(a.WindowsShell, p)
+}
+
+// onWindows: the paths install writes are Windows paths, for Windows
+// shells. A variable so that tests on Linux write them too.
+var onWindows = runtime.GOOS == "windows"
+
+// quoteFor quotes a Windows path for shell (docs/reference/windows-shells.md).
+// A path with nothing special to cmd.exe or PowerShell runs bare in both;
+// Git Bash needs quotes around any backslash.
+func quoteFor(shell agent.Shell, p string) string {
+	bare := !strings.ContainsAny(p, " \t\"'$`&;|<>()*?[]{}#~%!^,=+@")
+	switch shell {
+	case agent.ShellBash:
+		// In double quotes a backslash stays, but before \ $ ` " (and at
+		// the end) it escapes: double it there.
+		var b strings.Builder
+		b.WriteByte('"')
+		for i := 0; i < len(p); i++ {
+			c := p[i]
+			switch {
+			case c == '$' || c == '`' || c == '"':
+				b.WriteByte('\\')
+			case c == '\\' && (i+1 == len(p) || strings.IndexByte("\\$`\"", p[i+1]) >= 0):
+				b.WriteByte('\\')
+			}
+			b.WriteByte(c)
+		}
+		b.WriteByte('"')
+		return b.String()
+	case agent.ShellPowerShell:
+		if bare {
+			return p
+		}
+		// A quoted path is a string to PowerShell: & calls it. Single
+		// quotes: nothing in them expands ('' is a quote).
+		return "& '" + strings.ReplaceAll(p, "'", "''") + "'"
+	default:
+		if bare {
+			return p
+		}
+		return `"` + p + `"`
+	}
 }
 
 // owns reports whether a command line runs this binary (any path, any
 // arguments, through sh or not) or what it replaces.
 func (s Spec) owns(command string) bool {
 	prog := words(command)
+	if len(prog) > 1 && prog[0] == "&" {
+		prog = prog[1:] // PowerShell's call operator: & 'C:\…\nb-hook.exe'
+	}
 	if len(prog) > 1 && (prog[0] == "/bin/sh" || prog[0] == "sh" || prog[0] == "/bin/bash" || prog[0] == "bash") {
 		prog = prog[1:] // Coucou's installer writes /bin/sh "…/nb-hook"
 	}

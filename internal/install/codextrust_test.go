@@ -27,9 +27,13 @@ func codexListed(t *testing.T) map[string]string {
 	if err := json.Unmarshal(b, &list); err != nil {
 		t.Fatal(err)
 	}
+	// The keys name the file as Codex saw it on Linux; codexHooks names it
+	// by its absolute path here (on Windows Z:\tmp\…).
+	recorded := "/tmp/dx/ch2/hooks.json"
+	abs, _ := filepath.Abs(recorded)
 	out := map[string]string{}
 	for _, h := range list.Data[0].Hooks {
-		out[h.Key] = h.CurrentHash
+		out[strings.Replace(h.Key, recorded, abs, 1)] = h.CurrentHash
 	}
 	return out
 }
@@ -74,10 +78,16 @@ func TestCodexTrustStates(t *testing.T) {
 	// As /hooks writes it: one table per hook. The first is trusted as
 	// Codex computed it, the second as an older install was, the third is
 	// turned off; the others were never trusted.
-	config := "model = \"gpt-5\"\n\n[hooks.state]\n\n" +
-		"[hooks.state." + quoteTOML(hooks[0].Key) + "]\ntrusted_hash = \"" + listed[hooks[0].Key] + "\"\n\n" +
-		"[hooks.state." + quoteTOML(hooks[1].Key) + "]\ntrusted_hash = \"sha256:0000\"\n\n" +
-		"[hooks.state." + quoteTOML(hooks[2].Key) + "]\nenabled = false\n"
+	configOf := func(hooks []codexHook) string {
+		return "model = \"gpt-5\"\n\n[hooks.state]\n\n" +
+			"[hooks.state." + quoteTOML(hooks[0].Key) + "]\ntrusted_hash = \"" + hooks[0].Hash + "\"\n\n" +
+			"[hooks.state." + quoteTOML(hooks[1].Key) + "]\ntrusted_hash = \"sha256:0000\"\n\n" +
+			"[hooks.state." + quoteTOML(hooks[2].Key) + "]\nenabled = false\n"
+	}
+	if hooks[0].Hash != listed[hooks[0].Key] {
+		t.Fatalf("%s: hash %s, Codex's %s", hooks[0].Key, hooks[0].Hash, listed[hooks[0].Key])
+	}
+	config := configOf(hooks)
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte(config), 0o600); err != nil {
 		t.Fatal(err)
@@ -95,8 +105,9 @@ func TestCodexTrustStates(t *testing.T) {
 
 	// doctor reads config.toml beside hooks.json.
 	hooksPath := filepath.Join(dir, "hooks.json")
-	moved := strings.ReplaceAll(string(data), "/tmp/dx/ch2", dir)
-	config = strings.ReplaceAll(config, "/tmp/dx/ch2", dir)
+	moved := string(data)
+	movedHooks, _ := spec.codexHooks(hooksPath, data)
+	config = configOf(movedHooks)
 	os.WriteFile(hooksPath, []byte(moved), 0o600)
 	os.WriteFile(filepath.Join(dir, "config.toml"), []byte(config), 0o600)
 	var got []string

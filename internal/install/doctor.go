@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -223,6 +224,8 @@ func stateDir(getenv func(string) string, binary string) []Finding {
 			who := "a symbolic link or a file"
 			if uid >= 0 && uid != os.Getuid() {
 				who = safefile.UserName(uid)
+			} else if fi, err := os.Lstat(state.TempRoot()); err == nil && fi.IsDir() && fi.Mode()&fs.ModeSymlink == 0 {
+				who = "another user" // Windows: an owner SID, not a uid
 			}
 			out = append(out, Finding{Status: Warn,
 				What: "state directory " + state.TempRoot() + " is taken by " + who + ": state is kept in your cache directory instead",

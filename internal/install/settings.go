@@ -33,6 +33,7 @@ type (
 	copilotHandler struct {
 		Type       string `json:"type"`
 		Bash       string `json:"bash"`
+		PowerShell string `json:"powershell,omitempty"` // on Windows
 		TimeoutSec *int64 `json:"timeoutSec,omitempty"`
 	}
 	versioned struct {
@@ -311,10 +312,19 @@ func dropEmpty(hooks *hujson.Object, emptied map[string]bool) {
 func (s Spec) fileContent(a *Agent, entries []Entry) []byte {
 	hooks := map[string]any{}
 	for _, e := range entries {
-		hooks[e.Event] = []copilotHandler{{Type: "command", Bash: e.Command, TimeoutSec: a.timeout(e)}}
+		h := copilotHandler{Type: "command", Bash: e.Command, TimeoutSec: a.timeout(e)}
+		if onWindows && a.WindowsShell == agent.ShellPowerShell {
+			h.Bash, h.PowerShell = e.Bash, e.Command
+		}
+		hooks[e.Event] = []copilotHandler{h}
 	}
-	b, _ := json.MarshalIndent(versioned{Version: 1, Hooks: hooks}, "", "  ")
-	return append(b, '\n')
+	// Not HTML-escaped: PowerShell's call operator reads & to a person.
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	enc.Encode(versioned{Version: 1, Hooks: hooks})
+	return b.Bytes()
 }
 
 // pluginContent is the agent's plugin, running the binary at path for the

@@ -168,8 +168,54 @@ func TestOwns(t *testing.T) {
 			t.Errorf("owns(%q) = %v", cmd, got)
 		}
 	}
-	if quote("/a b/nb-hook") != `'/a b/nb-hook'` || words(quote("/it's/x"))[0] != "/it's/x" {
+	if onWindows {
+		return // quote's Unix form: TestQuoteWindows has Windows's
+	}
+	claude := Agents["claude"]
+	if claude.quote("/a b/nb-hook") != `'/a b/nb-hook'` || words(claude.quote("/it's/x"))[0] != "/it's/x" {
 		t.Error("quote")
+	}
+}
+
+// TestQuoteWindows: a Windows path in a hook's command is quoted for the
+// shell the agent runs hooks in there (docs/reference/windows-shells.md),
+// never in single quotes around a backslash (issue 39: cmd.exe said "not
+// recognized"), and install's own parsing still finds the binary in it.
+func TestQuoteWindows(t *testing.T) {
+	defer func(w bool) { onWindows = w }(onWindows)
+	onWindows = true
+	for _, c := range []struct{ agent, path, want string }{
+		{"claude", `C:\Users\me\bin\nb-hook.exe`, `"C:\Users\me\bin\nb-hook.exe"`},
+		{"claude", `C:\Users\Jo Smith\bin\nb-hook.exe`, `"C:\Users\Jo Smith\bin\nb-hook.exe"`},
+		{"claude", `\\srv\$share\nb-hook.exe`, `"\\\srv\\\$share\nb-hook.exe"`},
+		{"codex", `C:\Users\me\bin\nb-hook.exe`, `C:\Users\me\bin\nb-hook.exe`},
+		{"codex", `C:\Program Files\hookwire\nb-hook.exe`, `"C:\Program Files\hookwire\nb-hook.exe"`},
+		{"qwen", `C:\Users\me\bin\nb-hook.exe`, `C:\Users\me\bin\nb-hook.exe`},
+		{"gemini", `C:\Users\me\bin\nb-hook.exe`, `C:\Users\me\bin\nb-hook.exe`},
+		{"gemini", `C:\Users\Jo's PC\nb-hook.exe`, `& 'C:\Users\Jo''s PC\nb-hook.exe'`},
+		{"copilot", `C:\Program Files\nb-hook.exe`, `& 'C:\Program Files\nb-hook.exe'`},
+	} {
+		a := Agents[c.agent]
+		got := a.quote(c.path)
+		if got != c.want {
+			t.Errorf("%s: quote(%s) = %s, want %s", c.agent, c.path, got, c.want)
+		}
+		if !testSpec.owns(got + " --agent " + c.agent) {
+			t.Errorf("%s: %s is not seen as nb-hook's", c.agent, got)
+		}
+	}
+}
+
+// TestCopilotWindows: Copilot CLI runs a hook's "powershell" command on
+// Windows, its "bash" elsewhere; install writes both there.
+func TestCopilotWindows(t *testing.T) {
+	defer func(w bool) { onWindows = w }(onWindows)
+	onWindows = true
+	out := string(testSpec.fileContent(Agents["copilot"], testSpec.Entries(Agents["copilot"], `C:\My Tools\nb-hook.exe`)))
+	for _, want := range []string{`"powershell": "& 'C:\\My Tools\\nb-hook.exe' --agent copilot`, `"bash": "\"C:\\My Tools\\nb-hook.exe\" --agent copilot`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %s in\n%s", want, out)
+		}
 	}
 }
 

@@ -288,7 +288,7 @@ func (c *setupCmd) plan(getenv func(string) string, home string, st *setupState,
 		p.agents = append(p.agents, a)
 	}
 	for _, s := range c.surfaces {
-		p.presence[s.Name] = s.Find(getenv)
+		p.presence[s.Name] = s.find(getenv)
 	}
 	if c.chosen != nil {
 		for _, n := range c.chosen {

@@ -48,8 +48,8 @@ func (c *wiredDoctorCmd) Run(con *hook.Console) error {
 	}
 	checks := map[string][]Finding{}
 	for _, s := range c.surfaces {
-		if slices.Contains(st.Surfaces, s.Name) && s.Check != nil {
-			checks[s.Name] = s.Check(con.Getenv)
+		if slices.Contains(st.Surfaces, s.Name) {
+			checks[s.Name] = s.check(con.Getenv)
 		}
 	}
 	agents := map[string][]Finding{}

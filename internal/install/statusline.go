@@ -27,7 +27,7 @@ func (s Spec) InstallStatusLine(data []byte, bin string) ([]byte, error) {
 		return nil, err
 	}
 	root := d.root.Value.(*hujson.Object)
-	command := quote(bin) + " " + s.StatusLine.Flag
+	command := Agents["claude"].quote(bin) + " " + s.StatusLine.Flag // Claude Code's alone
 	m := member(root, "statusLine")
 	if m == nil {
 		d.setMember(root, "statusLine", map[string]any{"type": "command", "command": command}, 1)

@@ -1,5 +1,7 @@
 package install
 
+import "runtime"
+
 // A Surface is one status surface as a combined binary's setup and doctor
 // see it: the name --surfaces gives it (its own binary's), what it
 // installs, what doctor checks, and how setup finds it on this machine.
@@ -11,6 +13,36 @@ type Surface struct {
 	Spec  Spec
 	Check Check
 	Find  Find
+	// NoWindows, for a surface with no Windows end, says why (and what a
+	// user can set where something does work there): setup and doctor say
+	// it on Windows when the surface is not found. Its hook costs nothing
+	// there: it finds no target and exits at once.
+	NoWindows string
+}
+
+// onWindowsHost: setup and doctor run on Windows. A variable for tests.
+var onWindowsHost = runtime.GOOS == "windows"
+
+// find is Find, saying on Windows why a surface without a Windows end is
+// missing.
+func (s Surface) find(getenv func(string) string) Presence {
+	p := s.Find(getenv)
+	if !p.Found && onWindowsHost && s.NoWindows != "" {
+		p.Why = "no Windows end: " + s.NoWindows + " (" + p.Why + ")"
+	}
+	return p
+}
+
+// check is Check, with the same word first on Windows.
+func (s Surface) check(getenv func(string) string) []Finding {
+	var out []Finding
+	if onWindowsHost && s.NoWindows != "" {
+		out = append(out, Finding{Status: Info, What: s.Title + " has no Windows end: " + s.NoWindows})
+	}
+	if s.Check != nil {
+		out = append(out, s.Check(getenv)...)
+	}
+	return out
 }
 
 // Find looks for a surface on this machine: what it runs on, or what shows

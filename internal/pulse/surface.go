@@ -15,7 +15,8 @@ import (
 // its target, and how hookwire setup finds noctalia's Pulse: for a binary
 // that serves several surfaces (cmd/hookwire).
 func ClaudeSurface() install.Surface {
-	return install.Surface{Name: "pulse-claude", Title: "Pulse", Spec: claudeHooks, Check: noctaliaCheck, Find: find}
+	return install.Surface{Name: "pulse-claude", Title: "Pulse", Spec: claudeHooks, Check: noctaliaCheck, Find: find,
+		NoWindows: "Pulse is a bar of noctalia, a Linux (Wayland) shell"}
 }
 
 // find: Pulse is there when noctalia is (on PATH, or its socket) and the

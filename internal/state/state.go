@@ -2,7 +2,7 @@
 // invocations: token counters, open runs, a spool of undelivered events.
 //
 // The directory is private to the user ($XDG_RUNTIME_DIR/hookwire, else
-// hookwire-<uid> in the temp dir, else, when another user took that name,
+// hookwire-<uid> in the temp dir (on Windows hookwire-<user SID>), else, when another user took that name,
 // hookwire in the user's cache directory), created 0700 and refused if it is a
 // symlink or belongs to someone else: another user must not be able to plant
 // or read our state. Writes are atomic (a uniquely named temp file renamed
@@ -68,7 +68,7 @@ func rootDir(getenv func(string) string) (dir string, inCache bool) {
 // TempRoot is the state directory's predictable name in the temp
 // directory, used without $XDG_RUNTIME_DIR.
 func TempRoot() string {
-	return filepath.Join(os.TempDir(), fmt.Sprintf("hookwire-%d", os.Getuid()))
+	return filepath.Join(os.TempDir(), "hookwire-"+userTag())
 }
 
 // Squatted reports whether dir exists and is not a directory of ours (a
@@ -85,10 +85,11 @@ func Squatted(dir string) (by int, taken bool) {
 	if !known {
 		uid = -1
 	}
-	if fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir() || known && uid != os.Getuid() {
+	if fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir() {
 		return uid, true
 	}
-	return uid, false
+	_, other := otherOwner(dir, fi)
+	return uid, other
 }
 
 // cacheDir is the user's cache directory (os.UserCacheDir, read from
@@ -148,8 +149,8 @@ func OpenReadOnly(getenv func(string) string, name string) (*Store, error) {
 		if fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir() {
 			return nil, fmt.Errorf("%w: %s is not a directory (a symlink?)", ErrUnsafe, d)
 		}
-		if uid, ok := safefile.Owner(fi); ok && uid != os.Getuid() {
-			return nil, fmt.Errorf("%w: %s belongs to uid %d", ErrUnsafe, d, uid)
+		if who, other := otherOwner(d, fi); other {
+			return nil, fmt.Errorf("%w: %s belongs to %s", ErrUnsafe, d, who)
 		}
 	}
 	return &Store{dir: dir, readOnly: true}, nil
@@ -186,8 +187,8 @@ func safeDir(dir string) error {
 	if fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir() {
 		return fmt.Errorf("%w: %s is not a directory (a symlink?)", ErrUnsafe, dir)
 	}
-	if uid, ok := safefile.Owner(fi); ok && uid != ownUID() {
-		return fmt.Errorf("%w: %s belongs to uid %d", ErrUnsafe, dir, uid)
+	if who, other := otherOwner(dir, fi); other {
+		return fmt.Errorf("%w: %s belongs to %s", ErrUnsafe, dir, who)
 	}
 	if fi.Mode().Perm()&0o077 != 0 {
 		if err := os.Chmod(dir, 0o700); err != nil {

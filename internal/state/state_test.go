@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"sync"
 	"testing"
@@ -24,6 +25,7 @@ func env(dir string) func(string) string {
 }
 
 func TestOpenCreatesPrivateDirs(t *testing.T) {
+	noModeBits(t)
 	run := t.TempDir()
 	s, err := Open(env(run), "pulse-claude")
 	if err != nil {
@@ -38,6 +40,7 @@ func TestOpenCreatesPrivateDirs(t *testing.T) {
 }
 
 func TestOpenTightensItsOwnDir(t *testing.T) {
+	noModeBits(t)
 	run := t.TempDir()
 	os.Mkdir(filepath.Join(run, "hookwire"), 0o777)
 	os.Chmod(filepath.Join(run, "hookwire"), 0o777)
@@ -54,12 +57,16 @@ func TestOpenRefusesASymlink(t *testing.T) {
 	run := t.TempDir()
 	elsewhere := t.TempDir()
 	os.Symlink(elsewhere, filepath.Join(run, "hookwire"))
+	linkSeen(t, filepath.Join(run, "hookwire"))
 	if _, err := Open(env(run), "x"); !errors.Is(err, ErrUnsafe) {
 		t.Errorf("err %v", err)
 	}
 }
 
 func TestOpenRefusesSomeoneElsesDir(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows: a directory's owner is a SID, not a uid, and Wine has one user to own them; TestOwnDirIsOurs checks the SID")
+	}
 	saved := safefile.Owner
 	defer func() { safefile.Owner = saved }()
 	safefile.Owner = func(fs.FileInfo) (int, bool) { return os.Getuid() + 1, true }
@@ -79,7 +86,7 @@ func TestOpenUnwritable(t *testing.T) {
 
 func TestRootFallback(t *testing.T) {
 	got := Root(func(string) string { return "" })
-	if got != filepath.Join(os.TempDir(), "hookwire-"+strconv.Itoa(os.Getuid())) {
+	if got != filepath.Join(os.TempDir(), "hookwire-"+userTag()) {
 		t.Errorf("root %s", got)
 	}
 	if got := Root(env("relative/dir")); got == "relative/dir/hookwire" {
@@ -314,10 +321,13 @@ func TestLockNeverSplits(t *testing.T) {
 func TestOpenSquatted(t *testing.T) {
 	tmp, home := t.TempDir(), t.TempDir()
 	t.Setenv("TMPDIR", tmp)
-	getenv := func(k string) string { return map[string]string{"HOME": home}[k] }
-	predictable := filepath.Join(tmp, "hookwire-"+strconv.Itoa(os.Getuid()))
+	t.Setenv("TMP", tmp) // Windows's
+	getenv := func(k string) string {
+		return map[string]string{"HOME": home, "USERPROFILE": home, "LocalAppData": filepath.Join(home, ".cache")}[k]
+	}
+	predictable := filepath.Join(tmp, "hookwire-"+userTag())
 	squats := map[string]func(){
-		"link": func() { os.Symlink(t.TempDir(), predictable) },
+		"link": func() { os.Symlink(t.TempDir(), predictable); linkSeen(t, predictable) },
 	}
 	if os.Geteuid() == 0 {
 		squats["another user's directory"] = func() {
@@ -353,5 +363,22 @@ func TestOpenSquatted(t *testing.T) {
 	os.RemoveAll(predictable)
 	if got := Root(getenv); got != predictable {
 		t.Errorf("root %s, want %s", got, predictable)
+	}
+}
+
+// noModeBits skips a test of Unix permission bits on Windows, where a
+// directory's access is its ACL and Go reports every directory as 0777.
+func noModeBits(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows has no permission bits (Go reports 0777; access is the ACL): TestOwnDirIsOurs checks the owner there")
+	}
+}
+
+// linkSeen skips a test of a planted symbolic link where the system does not
+// report the link as one: Wine shows a Unix symlink to a directory as that
+// directory (no reparse point), which Windows itself does not.
+func linkSeen(t *testing.T, path string) {
+	if fi, err := os.Lstat(path); runtime.GOOS == "windows" && (err != nil || fi.Mode()&fs.ModeSymlink == 0) {
+		t.Skipf("%s: not reported as a symbolic link here (Wine: no reparse point for a Unix symlink; %v)", path, err)
 	}
 }

@@ -125,7 +125,12 @@ func startWith(ts *testscript.TestScript, name, network, addr string, isHTTP boo
 	if network == "unix" {
 		os.Remove(addr)
 	}
-	ln, err := net.Listen(network, addr)
+	var ln net.Listener
+	if network == "pipe" {
+		ln, err = listenPipe(addr)
+	} else {
+		ln, err = net.Listen(network, addr)
+	}
 	if err != nil {
 		ts.Fatalf("listen: %v", err)
 	}
@@ -316,6 +321,24 @@ func cmdFakeSock(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: fake-sock NAME PATH [mode...]")
 	}
 	start(ts, args[0], "unix", ts.MkAbs(args[1]), false, args[2:])
+}
+
+// cmdFakePipe: fake-pipe NAME [PIPE] [mode...] listens on a named pipe
+// (Windows): PIPE, or Coucou's own \\.\pipe\coucou-<user SID> when it is
+// "coucou"; exports NAME_PIPE.
+func cmdFakePipe(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: fake-pipe NAME coucou|PIPE [mode...]")
+	}
+	pipe := args[1]
+	if pipe == "coucou" {
+		var err error
+		if pipe, err = coucouPipe(); err != nil {
+			ts.Fatalf("%v", err)
+		}
+	}
+	start(ts, args[0], "pipe", pipe, false, args[2:])
+	ts.Setenv(strings.ToUpper(strings.ReplaceAll(args[0], "-", "_"))+"_PIPE", pipe)
 }
 
 // cmdFakeHTTP: fake-http NAME [mode...]; exports NAME_URL and NAME_ADDR.

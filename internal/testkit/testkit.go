@@ -15,6 +15,7 @@ func Commands() map[string]func(ts *testscript.TestScript, neg bool, args []stri
 	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
 		"fake-noctalia":  cmdFakeNoctalia,
 		"fake-sock":      cmdFakeSock,
+		"fake-pipe":      cmdFakePipe,
 		"fake-http":      cmdFakeHTTP,
 		"fake-http-unix": cmdFakeHTTPUnix,
 		"fake-mode":      cmdFakeMode,

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hookwire/hookwire/internal/agent"
 	"github.com/hookwire/hookwire/internal/install"
 	"github.com/hookwire/hookwire/internal/text"
 	"github.com/hookwire/hookwire/internal/transport/httpsend"
@@ -17,7 +18,8 @@ import (
 // target, and how hookwire setup finds Trail Boss: for a binary that
 // serves several surfaces (cmd/hookwire).
 func Surface() install.Surface {
-	return install.Surface{Name: Name, Title: "Trail Boss", Spec: hooks, Check: daemonCheck, Find: find}
+	return install.Surface{Name: Name, Title: "Trail Boss", Spec: hooks, Check: daemonCheck, Find: find,
+		NoWindows: "Trail Boss's daemon runs beside tmux (Linux, macOS, WSL); set TRAILBOSS_URL to a daemon you reach"}
 }
 
 // find: Trail Boss is there when its daemon answers /status, or its
@@ -37,7 +39,7 @@ func find(getenv func(string) string) install.Presence {
 	}
 	dir := getenv("TRAILBOSS_DATA_DIR")
 	if dir == "" {
-		dir = filepath.Join(getenv("HOME"), ".local", "share", "trailboss")
+		dir = filepath.Join(agent.UserHome(getenv), ".local", "share", "trailboss")
 	}
 	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
 		return install.Presence{Found: true, Why: "its data directory " + dir}

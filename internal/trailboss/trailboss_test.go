@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -306,5 +307,22 @@ func TestSpoolReplayInterrupted(t *testing.T) {
 	}
 	if !strings.Contains(h.log(), `Trail Boss refused {\"type\":\"stuck\",\"sessionId\":\"s2\"`) {
 		t.Errorf("log: %s", h.log())
+	}
+}
+
+// TestFindDataUnderProfile: setup finds Trail Boss by its data directory
+// under the user's home, which on Windows is USERPROFILE, not HOME.
+func TestFindDataUnderProfile(t *testing.T) {
+	home := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, ".local", "share", "trailboss"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"HOME": home, "USERPROFILE": home, "PATH": t.TempDir(),
+		"TRAILBOSS_URL": "http://127.0.0.1:9"}
+	if runtime.GOOS == "windows" {
+		env["HOME"] = "" // Windows does not set it
+	}
+	if p := find(func(k string) string { return env[k] }); !p.Found {
+		t.Errorf("not found: %s", p.Why)
 	}
 }

@@ -245,7 +245,7 @@ func (s *Session) scanFile(path, key string, main bool, opt Options, buf *[]byte
 // replaced, truncated or rewritten (it is then read all again: what was
 // counted stays counted, and nothing is counted twice).
 func (s *Session) remark(f *os.File, fi os.FileInfo, key string) (m *FileMark, rescanned bool) {
-	dev, ino := fileID(fi)
+	dev, ino := fileID(f, fi)
 	m = s.mark(key)
 	end := fi.Size()
 	if m.Offset > 0 && (m.Dev != dev || m.Ino != ino || end < m.Offset || fingerprint(f, m.Offset) != m.Tail) {

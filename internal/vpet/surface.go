@@ -12,7 +12,8 @@ import (
 // target, and how hookwire setup finds the pet: for a binary that serves
 // several surfaces (cmd/hookwire).
 func Surface() install.Surface {
-	return install.Surface{Name: "vpet-notify", Title: "VPet", Spec: hooks, Check: petCheck, Find: find}
+	return install.Surface{Name: "vpet-notify", Title: "VPet", Spec: hooks, Check: petCheck, Find: find,
+		NoWindows: "VPet's notify sink serves its macOS app; on Windows 10 and later set VPET_NOTIFY_SOCKET to a sink's Unix socket"}
 }
 
 // find: the pet is there when its notify sink's socket is, or its token

@@ -361,18 +361,18 @@ func (c *setupCmd) agentChanges(getenv func(string) string, home string, a *Agen
 			if n.NoHook || n.Kind == agent.Unknown {
 				continue
 			}
-			file := filepath.Join(path, n.Name)
-			old, err := readSettings(file)
-			if err != nil {
-				return nil, err
-			}
-			updated, err := spec.eventFile(a, n.Name, old, cmds[n.Name])
+			file, old, err := spec.eventPath(a, path, n.Name)
 			if errors.Is(err, errNotOurs) {
 				if cmds[n.Name] == "" {
 					continue
 				}
-				return nil, fmt.Errorf("%s is a hook of your own, which setup does not replace or chain: add to it a line that runs: %s", file, cmds[n.Name])
+				return nil, fmt.Errorf("%s and the same name with %s are hooks of your own, which setup does not replace or chain: add to one of them a line that runs: %s",
+					file, strings.Join(eventExts[1:], ", "), cmds[n.Name])
 			}
+			if err != nil {
+				return nil, err
+			}
+			updated, err := spec.eventFile(a, n.Name, old, cmds[n.Name])
 			if err != nil {
 				return nil, err
 			}
@@ -728,7 +728,7 @@ func (c *setupCmd) undo(con *hook.Console, st *setupState, statePath string) err
 		var updated []byte
 		switch {
 		case a.Shape == agent.EventFiles:
-			updated, err = ours.eventFile(a, filepath.Base(k.Path), cur, "")
+			updated, err = ours.eventFile(a, eventOf(k.Path), cur, "")
 		case a.OwnFile():
 			notes = append(notes, fmt.Sprintf("%s changed since setup wrote it: left as it is", k.Path))
 			continue

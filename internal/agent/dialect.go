@@ -195,6 +195,11 @@ type Settings struct {
 	// Plugin, for Shape PluginFile, is the plugin an agent without command
 	// hooks loads instead.
 	Plugin *Plugin
+	// Borrows are the agents whose user hooks this one runs too, told
+	// apart (Runs): Grok Build runs Claude Code's and Cursor's. Beside
+	// theirs, hooks of its own would deliver each of its events twice:
+	// setup writes none, doctor says so.
+	Borrows []Agent
 }
 
 // ConfigHome is the agent's config home: its variable (HomeVar) when set,
@@ -230,7 +235,9 @@ type Plugin struct {
 // OwnFile reports whether the hooks are a file of our own, one per binary,
 // in the settings directory (FileName), rather than entries in the agent's
 // settings file.
-func (s *Settings) OwnFile() bool { return s.Shape == File || s.Shape == PluginFile }
+func (s *Settings) OwnFile() bool {
+	return s.Shape == File || s.Shape == PluginFile || s.Shape == NestedFile
+}
 
 // FileName is the name of the binary's own file, for an OwnFile shape.
 func (s *Settings) FileName(binary string) string {
@@ -269,6 +276,10 @@ const (
 	// Tables: TOML, one [[hooks]] table per hook, {event, matcher, command,
 	// timeout}, ours at the end of the file (Kimi Code's config.toml).
 	Tables
+	// NestedFile: a file of our own, one per binary, in Nested's layout, in
+	// a directory of hook files the agent loads every one of (Grok Build's
+	// ~/.grok/hooks).
+	NestedFile
 )
 
 // Decision is a person's answer to an approval.

@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"time"
+
 	"github.com/tidwall/gjson"
 )
 
@@ -25,7 +27,8 @@ import (
 //     no_progress);
 //   - a subagent runs as a session of its own (its sessionId, subagentType
 //     on its events) that no payload links to its parent's: its events are
-//     nothing but subagent_start, which the parent fires;
+//     nothing, and so are subagent_start (fired in the parent) and
+//     subagent_stop (fired in the subagent), a pair no surface could match;
 //   - it has no PermissionRequest: a person is asked in Grok's own UI, and a
 //     permission_prompt notification says so (Permission, not answerable).
 var grok = &Dialect{
@@ -48,9 +51,11 @@ var grok = &Dialect{
 		// surfaces close a tool left open at the turn's end).
 		{"permission_denied", Unknown, false},
 		{"notification", Attention, false}, // permission_prompt: Permission (refineGrok)
-		{"subagent_start", SubagentStart, false},
-		{"subagent_stop", SubagentStop, false},
-		{"subagent_end", SubagentStop, true}, // SubagentStop's old name
+		// A subagent's start (in the parent's session) and its stop (in the
+		// subagent's own): no pair a surface could close, so neither.
+		{"subagent_start", Unknown, false},
+		{"subagent_stop", Unknown, false},
+		{"subagent_end", Unknown, false}, // subagent_stop's old name
 		{"stop", TurnEnd, false},
 		{"stop_failure", Error, false},
 		{"stop_cancelled", Interrupted, false}, // or Error: refineGrok
@@ -81,6 +86,23 @@ var grok = &Dialect{
 	ToolArgs: map[string][]Alias{
 		"read_file": {{"target_file", ArgFilePath}}, "list_dir": {{"target_directory", ArgPath}},
 	},
+	Settings: &Settings{
+		// A file of our own in ~/.grok/hooks (Claude Code's layout, every
+		// file there loaded); a project's .grok/hooks runs once the
+		// folder is trusted. The event keys are Grok's own names, which it
+		// takes as they are.
+		User: []string{".grok", "hooks"}, Project: []string{".grok", "hooks"},
+		HomeVar: "GROK_HOME", HomeRel: []string{"hooks"},
+		Strict: true, Shape: NestedFile, Unit: time.Second,
+		Matched: []string{"pre_tool_use", "post_tool_use", "post_tool_use_failure"},
+
+		// It runs ~/.claude/settings.json's and ~/.cursor/hooks.json's
+		// hooks too, unless told not to ([compat.claude] hooks = false).
+		Borrows: []Agent{Claude, Cursor},
+
+		// Its commands: one on PATH tells hookwire setup it is installed.
+		Commands: []string{"grok"},
+	},
 	Reply: grokReply,
 }
 
@@ -92,7 +114,7 @@ func isGrokEnvelope(p gjson.Result) bool {
 }
 
 func refineGrok(ev *Event, p gjson.Result) {
-	if p.Get("subagentType").Exists() && ev.Name != "subagent_start" {
+	if p.Get("subagentType").Exists() {
 		// From inside a subagent, whose session is its own: none of its
 		// events is the parent session's to show.
 		ev.Kind = Unknown

@@ -123,6 +123,7 @@ func show(con *hook.Console, f Finding) {
 func (c *doctorCmd) settings(getenv func(string) string, bin string) []Finding {
 	home, _ := os.UserHomeDir()
 	var out []Finding
+	installed := map[string]bool{}
 	for _, name := range AgentNames() {
 		a := Agents[name]
 		if len(c.spec.Events(a)) == 0 {
@@ -162,8 +163,10 @@ func (c *doctorCmd) settings(getenv func(string) string, bin string) []Finding {
 			out = append(out, Finding{Status: Fail, What: fmt.Sprintf("%s: %s cannot be read: %v", name, path, err), Fix: "fix the file: the agent cannot read it either"})
 			continue
 		case bytes.Equal(want, data):
+			installed[name] = true
 			out = append(out, Finding{Status: OK, What: fmt.Sprintf("%s: hooks installed in %s", name, path)})
 		case c.spec.installedIn(a, data):
+			installed[name] = true
 			out = append(out, Finding{Status: Warn, What: fmt.Sprintf("%s: hooks in %s are not this binary's or not all there", name, path), Fix: install})
 		default:
 			out = append(out, Finding{Status: Info, What: fmt.Sprintf("%s: no hooks in %s", name, path), Fix: install + ", if you use it"})
@@ -175,6 +178,29 @@ func (c *doctorCmd) settings(getenv func(string) string, bin string) []Finding {
 		}
 		if a.RedactsEnv {
 			out = append(out, c.spec.geminiRedaction(path, data, getenv)...)
+		}
+	}
+	return append(out, twice(c.spec.Binary, installed)...)
+}
+
+// twice warns of an agent that runs another's hooks, told apart (Grok
+// Build runs Claude Code's), with the binary's hooks in both: each of its
+// events would reach the surfaces twice.
+func twice(binary string, installed map[string]bool) []Finding {
+	var out []Finding
+	for _, name := range AgentNames() {
+		a := Agents[name]
+		if !installed[name] {
+			continue
+		}
+		for _, b := range a.Borrows {
+			if installed[string(b)] {
+				out = append(out, Finding{Status: Warn,
+					What: fmt.Sprintf("%s: %s runs %s's hooks too, and tells its own events apart: with hooks of its own as well, each of its events reaches the surfaces twice",
+						name, a.Title(), Agents[string(b)].Title()),
+					Fix: fmt.Sprintf("%s uninstall --agent %s", binary, name)})
+				break
+			}
 		}
 	}
 	return out

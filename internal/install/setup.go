@@ -196,16 +196,17 @@ func (a *Agent) Dir(getenv func(string) string, home string) string {
 
 // plan is what one run of setup would do.
 type plan struct {
-	st       *setupState
-	bin      string
-	agents   []*Agent
-	foundBy  map[string]string
-	missing  []string // agents not found, by title
-	presence map[string]Presence
-	chosen   []string
-	changes  map[string][]change // by agent
-	problems map[string]error    // agents that cannot be wired, and why
-	notes    []string            // what a person must do after
+	st        *setupState
+	bin       string
+	agents    []*Agent
+	foundBy   map[string]string
+	missing   []string // agents not found, by title
+	borrowing []string // agents found that run another's hooks, and whose
+	presence  map[string]Presence
+	chosen    []string
+	changes   map[string][]change // by agent
+	problems  map[string]error    // agents that cannot be wired, and why
+	notes     []string            // what a person must do after
 }
 
 func (c *setupCmd) Run(con *hook.Console) error {
@@ -288,6 +289,17 @@ func (c *setupCmd) plan(getenv func(string) string, home string, st *setupState,
 		}
 		p.agents = append(p.agents, a)
 	}
+	p.agents = slices.DeleteFunc(p.agents, func(a *Agent) bool {
+		// An agent that runs another's hooks, told apart (Grok Build runs
+		// Claude Code's): hooks of its own would deliver each event twice.
+		for _, b := range p.agents {
+			if slices.Contains(a.Borrows, agent.Agent(b.Name)) {
+				p.borrowing = append(p.borrowing, a.Title()+" (runs "+b.Title()+"'s)")
+				return true
+			}
+		}
+		return false
+	})
 	for _, s := range c.surfaces {
 		p.presence[s.Name] = s.Find(getenv)
 	}
@@ -487,6 +499,9 @@ func (c *setupCmd) show(con *hook.Console, p *plan, home string) {
 	io.WriteString(w, table(rows))
 	if len(p.missing) > 0 {
 		fmt.Fprintf(w, "  not found (none of their commands on PATH, no settings directory): %s\n", strings.Join(p.missing, ", "))
+	}
+	if len(p.borrowing) > 0 {
+		fmt.Fprintf(w, "  nothing of their own (they run another agent's hooks, told apart: each event once): %s\n", strings.Join(p.borrowing, ", "))
 	}
 	fmt.Fprintln(w, "\nSurfaces")
 	rows = nil

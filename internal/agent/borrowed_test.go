@@ -380,3 +380,28 @@ func init() {
 		g("session_end", `,"reason":"shutdown"`, func(e *Event) { e.Kind, e.Reason = SessionEnd, "shutdown" }),
 	)
 }
+
+// Devin CLI's events, one case per kind, as the lines install writes hand
+// them over (the event named); TestDevin reads its documented payloads.
+func init() {
+	// The working directory (the test's) where the payload names none.
+	base := Event{Agent: "devin", Session: "d-1", Cwd: "/home/u/proj", Time: now}
+	d := func(name, extra string, f func(*Event)) parseCase {
+		payload := `{"session_id":"d-1"` + extra + `}`
+		return parseCase{"devin/" + name, "devin", []string{name}, payload, with(base, func(e *Event) { e.Name = name; f(e) })}
+	}
+	parseCases = append(parseCases,
+		d("SessionStart", `,"source":"startup"`, func(e *Event) { e.Kind, e.Reason = SessionStart, "startup" }),
+		d("UserPromptSubmit", `,"prompt":"Fix it"`, func(e *Event) { e.Kind, e.Prompt = Prompt, "Fix it" }),
+		d("PreToolUse", `,"tool_name":"glob","tool_input":{"pattern":"*.go"}`, func(e *Event) {
+			e.Kind, e.Tool, e.AgentTool, e.ToolInput = ToolStart, Glob, "glob", json.RawMessage(`{"pattern":"*.go"}`)
+		}),
+		d("PermissionRequest", `,"tool_name":"exec"`, func(e *Event) { e.Kind, e.Tool, e.AgentTool = Permission, Bash, "exec" }),
+		d("PostToolUse", `,"tool_name":"edit","tool_response":{"success":true}`, func(e *Event) {
+			e.Kind, e.Tool, e.AgentTool, e.OK = ToolEnd, Edit, "edit", true
+		}),
+		d("Stop", `,"stop_hook_active":false`, func(e *Event) { e.Kind = TurnEnd }),
+		d("PostCompaction", ``, func(e *Event) {}),
+		d("SessionEnd", `,"reason":"exit"`, func(e *Event) { e.Kind, e.Reason = SessionEnd, "exit" }),
+	)
+}

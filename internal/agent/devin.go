@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tidwall/gjson"
 )
@@ -58,6 +59,19 @@ var devin = &Dialect{
 	Refine: refineDevin,
 	Tools: map[string]string{
 		"exec": Bash, "edit": Edit, "read": Read, "grep": Grep, "glob": Glob,
+	},
+	Settings: &Settings{
+		// A project's .devin/hooks.v1.json, the events as the file's own
+		// keys; a user-level file is not documented: no user scope.
+		Project: []string{".devin", "hooks.v1.json"},
+		Strict:  true, Shape: TopLevel, Unit: time.Second,
+		// The matcher is a regular expression on tool_name.
+		Matched: []string{"PreToolUse", "PermissionRequest", "PostToolUse"}, MatchAll: ".*",
+		// No payload is documented to name its event: each line names it.
+		Positional: true,
+		// It runs Claude Code's hooks, and Cursor's (read_config_from).
+		Borrows:  []Agent{Claude, Cursor},
+		Commands: []string{"devin"},
 	},
 	Reply:    devinReply,
 	Approves: func(ev Event) bool { return ev.Name == "PermissionRequest" },

@@ -62,7 +62,8 @@ var qoder = &Dialect{
 		HomeRel: []string{"settings.json"},
 		// Its guide writes JSON with comments.
 		Shape: Nested, Unit: time.Second,
-		Matched: []string{"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"},
+		// Its matcher is a regular expression (the guide).
+		Matched: []string{"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"}, MatchAll: ".*",
 
 		// Its commands: one on PATH tells hookwire setup it is installed.
 		Commands: []string{"qodercli", "qoder"},

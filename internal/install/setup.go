@@ -277,6 +277,9 @@ func (c *setupCmd) plan(getenv func(string) string, home string, st *setupState,
 		changes: map[string][]change{}, problems: map[string]error{}}
 	for _, name := range AgentNames() {
 		a := Agents[name]
+		if len(a.User) == 0 {
+			continue // setup writes user settings, and it has none (Devin CLI's are a project's)
+		}
 		ok, why := a.found(getenv, home)
 		switch {
 		case ok:

@@ -94,8 +94,10 @@ func settingsTable() string {
 	for _, d := range agent.Installable() {
 		a := install.Agents[string(d.Agent)]
 		s := d.Settings
-		user, _ := a.Path("user", "~", ".", "<binary>", nil)
-		files := code(filepath.ToSlash(user))
+		files := "no user scope"
+		if user, err := a.Path("user", "~", ".", "<binary>", nil); err == nil {
+			files = code(filepath.ToSlash(user))
+		}
 		if project, err := a.Path("project", "~", ".", "<binary>", nil); err == nil {
 			files += "; " + code(strings.TrimPrefix(filepath.ToSlash(project), "./"))
 		} else {

@@ -180,27 +180,32 @@ func (c *doctorCmd) settings(getenv func(string) string, bin string) []Finding {
 			out = append(out, c.spec.geminiRedaction(path, data, getenv)...)
 		}
 	}
-	return append(out, twice(c.spec.Binary, installed)...)
+	return append(out, twice(c.spec.Binary, installed, getenv, home)...)
 }
 
-// twice warns of an agent that runs another's hooks, told apart (Grok
-// Build runs Claude Code's), with the binary's hooks in both: each of its
-// events would reach the surfaces twice.
-func twice(binary string, installed map[string]bool) []Finding {
+// twice says which agents run another's hooks, told apart (Grok Build runs
+// Claude Code's), where the binary's hooks are in that other's settings:
+// each of their events reaches the surfaces as theirs; and warns when the
+// binary's hooks are in theirs as well, which delivers each event twice.
+func twice(binary string, installed map[string]bool, getenv func(string) string, home string) []Finding {
 	var out []Finding
 	for _, name := range AgentNames() {
 		a := Agents[name]
-		if !installed[name] {
-			continue
-		}
 		for _, b := range a.Borrows {
-			if installed[string(b)] {
+			if !installed[string(b)] {
+				continue
+			}
+			other := Agents[string(b)].Title()
+			if installed[name] {
 				out = append(out, Finding{Status: Warn,
 					What: fmt.Sprintf("%s: %s runs %s's hooks too, and tells its own events apart: with hooks of its own as well, each of its events reaches the surfaces twice",
-						name, a.Title(), Agents[string(b)].Title()),
+						name, a.Title(), other),
 					Fix: fmt.Sprintf("%s uninstall --agent %s", binary, name)})
-				break
+			} else if ok, why := a.found(getenv, home); ok {
+				out = append(out, Finding{Status: Info,
+					What: fmt.Sprintf("%s: %s (%s) runs %s's hooks too: its events reach the surfaces as its own, once", name, a.Title(), why, other)})
 			}
+			break
 		}
 	}
 	return out

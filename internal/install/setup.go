@@ -201,7 +201,7 @@ type plan struct {
 	agents    []*Agent
 	foundBy   map[string]string
 	missing   []string // agents not found, by title
-	borrowing []string // agents found that run another's hooks, and whose
+	borrowing []string // agents found that run the hooks of another found: none of their own
 	presence  map[string]Presence
 	chosen    []string
 	changes   map[string][]change // by agent
@@ -292,10 +292,11 @@ func (c *setupCmd) plan(getenv func(string) string, home string, st *setupState,
 		}
 		p.agents = append(p.agents, a)
 	}
+	found := slices.Clone(p.agents)
 	p.agents = slices.DeleteFunc(p.agents, func(a *Agent) bool {
 		// An agent that runs another's hooks, told apart (Grok Build runs
 		// Claude Code's): hooks of its own would deliver each event twice.
-		for _, b := range p.agents {
+		for _, b := range found {
 			if slices.Contains(a.Borrows, agent.Agent(b.Name)) {
 				p.borrowing = append(p.borrowing, a.Title()+" (runs "+b.Title()+"'s)")
 				return true

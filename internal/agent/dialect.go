@@ -30,6 +30,12 @@ type Dialect struct {
 	// Detect recognises the agent's payload when no --agent says whose it
 	// is; dialects are tried in registry order. Nil: only --agent selects it.
 	Detect func(p gjson.Result) bool
+	// Runs recognises the agent that ran the hook, from its payload and
+	// the hook's environment, when the hook line names another agent (flag,
+	// its --agent) or none: agents that run other agents' hooks (Grok Build
+	// and Devin CLI run Claude Code's). Tried before --agent and Detect; it
+	// must never accept what Claude Code itself sent (runsClaudeHook).
+	Runs func(flag string, p gjson.Result, getenv func(string) string) bool
 	// Events are the agent's event names, in lifecycle order. A name of
 	// kind Unknown is known, and deliberately nothing.
 	Events []Name
@@ -145,6 +151,10 @@ type Paths struct {
 	// SessionEnv is the variable that names the session when the payload
 	// does not (Gemini CLI's GEMINI_SESSION_ID).
 	SessionEnv string
+	// SessionKey names the session when neither the payload nor SessionEnv
+	// does (Devin CLI, whose payloads are not documented to carry one): a
+	// key of what is there, so that two sessions never merge.
+	SessionKey func(getenv func(string) string) string
 }
 
 // Settings is where and how an agent keeps its hooks: install's data.
@@ -206,6 +216,11 @@ type Settings struct {
 	// Windows, which decides how install quotes the binary's path there
 	// (docs/reference/windows-shells.md): cmd.exe unless it says otherwise.
 	WindowsShell Shell
+	// Borrows are the agents whose user hooks this one runs too, told
+	// apart (Runs): Grok Build runs Claude Code's and Cursor's. Beside
+	// theirs, hooks of its own would deliver each of its events twice:
+	// setup writes none, doctor says so.
+	Borrows []Agent
 }
 
 // Shell is a command line's interpreter on Windows.
@@ -255,7 +270,9 @@ type Plugin struct {
 // OwnFile reports whether the hooks are a file of our own, one per binary,
 // in the settings directory (FileName), rather than entries in the agent's
 // settings file.
-func (s *Settings) OwnFile() bool { return s.Shape == File || s.Shape == PluginFile }
+func (s *Settings) OwnFile() bool {
+	return s.Shape == File || s.Shape == PluginFile || s.Shape == NestedFile
+}
 
 // FileName is the name of the binary's own file, for an OwnFile shape.
 func (s *Settings) FileName(binary string) string {
@@ -294,6 +311,10 @@ const (
 	// Tables: TOML, one [[hooks]] table per hook, {event, matcher, command,
 	// timeout}, ours at the end of the file (Kimi Code's config.toml).
 	Tables
+	// NestedFile: a file of our own, one per binary, in Nested's layout, in
+	// a directory of hook files the agent loads every one of (Grok Build's
+	// ~/.grok/hooks).
+	NestedFile
 )
 
 // Decision is a person's answer to an approval.
@@ -323,7 +344,7 @@ type Reply struct {
 
 // registry lists every dialect, in detection order: a payload goes to the
 // first one whose Detect accepts it, else to Claude Code's.
-var registry = []*Dialect{antigravity, auggie, cursor, copilot, kimi, codex, qwen, gemini, droid, claude, opencode, kilo, pi, cline, aider, muse, hermes, generic}
+var registry = []*Dialect{antigravity, auggie, cursor, copilot, kimi, codex, qwen, gemini, droid, grok, devin, qoder, claude, opencode, kilo, pi, cline, aider, muse, hermes, generic}
 
 // Dialects lists the dialects, in registry order.
 func Dialects() []*Dialect { return registry }

@@ -47,7 +47,7 @@ type Input struct {
 // could be read is kept.
 func Parse(in Input) Event {
 	payload, args, p := readPayload(in)
-	d, known := detect(in.Agent, p)
+	d, known := detect(in.Agent, p, in.Getenv)
 	ev := Event{Agent: d.Agent, Raw: payload}
 	if !known {
 		ev.Agent = Agent(in.Agent) // kept as given, parsed as Claude Code's
@@ -58,6 +58,9 @@ func Parse(in Input) Event {
 	fill(&ev, d, p)
 	if ev.Session == "" && d.Paths.SessionEnv != "" && in.Getenv != nil {
 		ev.Session = in.Getenv(d.Paths.SessionEnv)
+	}
+	if ev.Session == "" && d.Paths.SessionKey != nil && in.Getenv != nil && payload != nil {
+		ev.Session = d.Paths.SessionKey(in.Getenv)
 	}
 	if ev.Cwd == "" && in.Getwd != nil {
 		if wd, err := in.Getwd(); err == nil {
@@ -119,6 +122,9 @@ func readPayload(in Input) (payload []byte, args []string, p gjson.Result) {
 func eventName(d *Dialect, p gjson.Result, args []string) string {
 	name := p.Get("hook_event_name").String()
 	if name == "" {
+		name = p.Get("hookEventName").String() // Grok Build's envelope
+	}
+	if name == "" {
 		name = p.Get("type").String() // Codex notify
 	}
 	if name == "" && len(args) > 0 {
@@ -130,10 +136,21 @@ func eventName(d *Dialect, p gjson.Result, args []string) string {
 	return name
 }
 
-// detect picks the dialect: --agent wins, then the payload's shape, then
-// Claude Code's; no payload and no --agent is a script's. known is false
-// for an --agent that names no dialect.
-func detect(flag string, p gjson.Result) (d *Dialect, known bool) {
+// detect picks the dialect: the agent that ran the hook when it runs other
+// agents' hooks (Runs), then --agent, then the payload's shape, then Claude
+// Code's; no payload and no --agent is a script's. known is false for an
+// --agent that names no dialect.
+func detect(flag string, p gjson.Result, getenv func(string) string) (d *Dialect, known bool) {
+	if getenv == nil {
+		getenv = noEnv
+	}
+	if p.Exists() {
+		for _, d := range registry {
+			if d.Runs != nil && d.Runs(flag, p, getenv) {
+				return d, true
+			}
+		}
+	}
 	if flag != "" {
 		return For(Agent(flag))
 	}
@@ -147,6 +164,8 @@ func detect(flag string, p gjson.Result) (d *Dialect, known bool) {
 	}
 	return claude, true
 }
+
+func noEnv(string) string { return "" }
 
 // paths are the payload paths every dialect shares (Claude Code's shape,
 // which most agents copy), per Event field; a dialect's own Paths come

@@ -17,10 +17,11 @@
 //   before_agent_start: prompt (a person's prompt only, not a run an
 //     extension starts with a message of its own);
 //   tool_call: toolName, toolCallId, input;
-//   tool_execution_end: toolName, toolCallId, isError, and for a tool in
-//     error its message (the last line of its result: Pi's own words, such
-//     as bash's "Command exited with code 3" after the command's output),
-//     never its output;
+//   tool_execution_end: toolName, toolCallId, input (the one its
+//     tool_call had: Pi's own event has none, and a surface shows what the
+//     tool did at its end too), isError, and for a tool in error its message
+//     (the last line of its result: Pi's own words, such as bash's "Command
+//     exited with code 3" after the command's output), never its output;
 //   agent_settled: aborted, and from the run's last assistant message its
 //     answer (the text), model, stopReason and errorMessage;
 //   session_before_compact: reason;
@@ -78,17 +79,24 @@ export default function hookwire(pi) {
     if (e.messageType && e.messageType !== "user") return
     send("before_agent_start", { prompt: cut(e.prompt) }, ctx)
   })
-  on("tool_call", (e, ctx) =>
-    send("tool_call", { toolName: e.toolName, toolCallId: e.toolCallId, input: e.input }, ctx),
-  )
-  on("tool_execution_end", (e, ctx) =>
+  // Each tool's input, from its call to its end (whether or not tool_call
+  // is handed over): what the end hands over beside its outcome.
+  const inputs = new Map()
+  on("tool_call", (e, ctx) => {
+    if (e.toolCallId !== undefined) inputs.set(e.toolCallId, e.input)
+    send("tool_call", { toolName: e.toolName, toolCallId: e.toolCallId, input: e.input }, ctx)
+  })
+  on("tool_execution_end", (e, ctx) => {
+    const input = inputs.get(e.toolCallId)
+    inputs.delete(e.toolCallId)
     send("tool_execution_end", {
       toolName: e.toolName,
       toolCallId: e.toolCallId,
+      input,
       isError: !!e.isError,
       ...(e.isError && { error: cut(lastLine(text(e.result?.content))) }),
-    }, ctx),
-  )
+    }, ctx)
+  })
   on("message_end", (e) => {
     if (e.message?.role === "assistant") last = e.message
   })

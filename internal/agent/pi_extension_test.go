@@ -85,6 +85,10 @@ func testPiExtension(t *testing.T, sleep string) {
 	if e := gjson.Get(lines[3], "error").Str; e != "Command exited with code 3" || strings.Contains(lines[3], "secret output") {
 		t.Errorf("tool_execution_end: %s", lines[3])
 	}
+	// The tool's input, which Pi's own event lacks, kept from its call.
+	if c := gjson.Get(lines[3], "input.command").Str; c != "false" {
+		t.Errorf("tool_execution_end without its input: %s", lines[3])
+	}
 	if a := gjson.Get(lines[4], "answer").Str; a != "Done." || gjson.Get(lines[4], "model").Str != "m1" {
 		t.Errorf("agent_settled: %s", lines[4])
 	}

@@ -52,9 +52,10 @@ func piCases() []parseCase {
 		// beside Pi's.
 		{"pi/tool_call", "pi", nil, rec("03-tool_call.json"), ev(ToolStart, "tool_call", main,
 			tool("Bash", "call_000000000000000000000001", `{"command":"echo hookwire-step-one"}`))},
-		// tool_execution_end names the tool, not its input.
+		// tool_execution_end with the input its call had (the extension
+		// keeps it: Pi's own event has none).
 		{"pi/tool_execution_end", "pi", nil, rec("04-tool_execution_end.json"), ev(ToolEnd, "tool_execution_end", main,
-			tool("Bash", "call_000000000000000000000001", ""), func(e *Event) { e.ToolInput, e.OK = nil, true })},
+			tool("Bash", "call_000000000000000000000001", `{"command":"echo hookwire-step-one"}`), func(e *Event) { e.OK = true })},
 		{"pi/tool_call write", "pi", nil, rec("05-tool_call.json"), ev(ToolStart, "tool_call", main,
 			tool("Write", "call_000000000000000000000003", `{"path":"/home/user/proj/notes.txt","content":"hookwire live notes\n","file_path":"/home/user/proj/notes.txt"}`))},
 		// The answer and the model: the extension takes them from the run's
@@ -65,10 +66,10 @@ func piCases() []parseCase {
 		{"pi/session_shutdown", "pi", nil, rec("10-session_shutdown.json"), ev(SessionEnd, "session_shutdown", main, func(e *Event) { e.Reason = "quit" })},
 		// A failed tool: Pi's own last line, not the command's output.
 		{"pi/tool_execution_end exit 3", "pi", nil, rec("tool-errors/04-tool_execution_end.json"), ev(ToolEnd, "tool_execution_end", errs,
-			tool("Bash", "call_000000000000000000000001", ""), func(e *Event) { e.ToolInput, e.Error = nil, "Command exited with code 3" })},
+			tool("Bash", "call_000000000000000000000001", `{"command":"echo failing >&2; exit 3"}`), func(e *Event) { e.Error = "Command exited with code 3" })},
 		{"pi/tool_execution_end missing file", "pi", nil, rec("tool-errors/06-tool_execution_end.json"), ev(ToolEnd, "tool_execution_end", errs,
-			tool("Read", "call_000000000000000000000003", ""), func(e *Event) {
-				e.ToolInput, e.Error = nil, "ENOENT: no such file or directory, access '/home/user/proj/missing.txt'"
+			tool("Read", "call_000000000000000000000003", `{"path":"/home/user/proj/missing.txt","file_path":"/home/user/proj/missing.txt"}`), func(e *Event) {
+				e.Error = "ENOENT: no such file or directory, access '/home/user/proj/missing.txt'"
 			})},
 		{"pi/tool_call edit", "pi", nil, rec("tool-errors/07-tool_call.json"), ev(ToolStart, "tool_call", errs,
 			tool("Edit", "call_000000000000000000000005", `{"path":"/home/user/proj/notes.txt","edits":[{"oldText":"old line","newText":"new line"}],"file_path":"/home/user/proj/notes.txt"}`))},

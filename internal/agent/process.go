@@ -38,12 +38,12 @@ func (d *Dialect) Process(session string, getenv func(string) string) int {
 	return 0
 }
 
-// Runs reports whether the agent's process pid still runs session for
+// StillRuns reports whether the agent's process pid still runs session for
 // this hook: its dialect says it owns the session, and it is an ancestor of
 // the hook's process now, as the process Process would find. A process
 // that exited, or one whose session was resumed under another process (a
 // dead `claude`'s sessions file stays, naming the session), is not.
-func (d *Dialect) Runs(pid int, session string, getenv func(string) string) bool {
+func (d *Dialect) StillRuns(pid int, session string, getenv func(string) string) bool {
 	return pid > 1 && d.Owns != nil && session != "" && Ancestor(pid) && d.Owns(pid, session, getenv)
 }
 

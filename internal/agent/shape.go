@@ -20,6 +20,8 @@ func (s Shape) String() string {
 		return "a plugin of our own (the agent runs no command hooks): it hands each event to the binary as JSON on stdin, one at a time, never waited for, each killed after its timeout"
 	case EventFiles:
 		return "an executable per event, named after it: a `#!/bin/sh` script of hookwire's with a line per binary, each handed the event's name"
+	case NestedFile:
+		return "a file of our own: `{\"hooks\": {<Event>: [{matcher, hooks: [{type, command, timeout}]}]}}`"
 	case Tables:
 		return "TOML: one `[[hooks]]` table per hook, `{event, command, timeout}`, appended at the end of the file"
 	}

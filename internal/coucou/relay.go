@@ -158,6 +158,11 @@ func (c *relayCLI) event(inv *hook.Invocation) (ev agent.Event, payload []byte, 
 		}
 	}
 	ev = inv.Event(name, args) // for the log, the session-end budget, and what the dialect normalizes
+	if d, known := agent.For(ev.Agent); known && d.Runs != nil && tag != string(ev.Agent) && ValidAgent(string(ev.Agent)) {
+		// An agent that runs another's hooks (Grok Build, Devin CLI and
+		// Qoder CLI run Claude Code's): its own pill, whatever the line says.
+		tag = string(ev.Agent)
+	}
 	// Cut at the stdin cap, the payload keeps its complete leading fields.
 	payload = ev.Raw
 	if ev.Script && payload == nil {

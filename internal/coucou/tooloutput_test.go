@@ -43,6 +43,10 @@ var toolOutputs = map[string][]string{
 	"auggie-0.36.0-from-bundle": {`hookwire-step-one\n</stdout>`, `File saved.`, `"agentCodeResponse"`, `"changedFiles"`},
 	// tool_result.output, and postToolUse.result: the same as a string.
 	"cline-3.0.65": {`"hookwire step 1\n"`, `File created successfully at:`, `1 | hookwire notes`},
+	// Written from the agents' source, documentation or guide.
+	"grok-19d42e35-from-source": {`"toolResult"`, `"exitCode"`},
+	"devin-from-docs":           {`"step 1\n"`, `"tool_response"`},
+	"qoder-1.1.52-from-guide":   {},
 }
 
 func TestNoToolOutput(t *testing.T) {
@@ -59,8 +63,11 @@ func TestNoToolOutput(t *testing.T) {
 			if !ok {
 				t.Fatalf("no tool output named for %s: add its markers", version)
 			}
-			base := strings.TrimSuffix(version, "-from-bundle") // Auggie's, not recorded
-			name := agent.Agent(base[:strings.LastIndex(base, "-")])
+			base, _, _ := strings.Cut(version, "-from-") // not recorded: Auggie's, Grok's, …
+			if i := strings.LastIndex(base, "-"); i > 0 {
+				base = base[:i] // the version
+			}
+			name := agent.Agent(base)
 			d, known := agent.For(name)
 			if !known {
 				t.Fatalf("no dialect for %s", name)

@@ -359,7 +359,15 @@ func fillAliases(p map[string]any, in Input) {
 		}
 	}
 	if ev.Prompt != "" {
+		if _, text := p["prompt"].(string); !text {
+			// The app reads a string: a prompt of parts (Kimi Code's list)
+			// gives way to the text the dialect read from it.
+			delete(p, "prompt")
+		}
 		setDefault(p, "prompt", ev.Prompt)
+	}
+	if ev.Reason != "" && (ev.Kind == agent.Attention || ev.Kind == agent.Permission) && AppName(*ev) == "Notification" {
+		setDefault(p, "notification_type", ev.Reason) // Grok Build's notificationType
 	}
 	if ev.Kind == agent.TurnEnd && ev.Message != "" {
 		setDefault(p, "last_assistant_message", ev.Message)

@@ -2,10 +2,13 @@ package coucou
 
 import (
 	"encoding/json"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
 
 	"github.com/hookwire/hookwire/internal/agent"
 )
@@ -192,5 +195,22 @@ func TestAppName(t *testing.T) {
 		if got := AppName(tc.ev); got != tc.want {
 			t.Errorf("%s %s (%s): %s, want %s", tc.ev.Agent, tc.ev.Name, tc.ev.Kind, got, tc.want)
 		}
+	}
+}
+
+// Kimi Code's prompt is a list of parts (its recorded UserPromptSubmit):
+// the app reads a string, the text.
+func TestTranslateKimiPrompt(t *testing.T) {
+	payload, err := os.ReadFile("../../testdata/agents/kimi-2.1.0/02-UserPromptSubmit.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := agent.Parse(agent.Input{Agent: "kimi", Payload: payload})
+	line, _, ok := Translate(payload, Input{Agent: "kimi", Parsed: &ev})
+	if !ok {
+		t.Fatal("not relayed")
+	}
+	if got := gjson.GetBytes(line, "prompt"); got.Type != gjson.String || got.Str != "Run the three hookwire steps." {
+		t.Errorf("prompt = %s, want the text", got.Raw)
 	}
 }

@@ -48,6 +48,9 @@ func (a *Agent) Path(scope, home, project, binary string, getenv func(string) st
 	var p string
 	switch scope {
 	case "", "user":
+		if len(a.User) == 0 {
+			return "", fmt.Errorf("%s reads no user settings that are known: install it in a project (--scope project)", a.Name)
+		}
 		d := a.ConfigHome(getenv, home)
 		if d == "" {
 			return "", fmt.Errorf("no home directory: give --settings")

@@ -122,6 +122,7 @@ func show(con *hook.Console, f Finding) {
 func (c *doctorCmd) settings(getenv func(string) string, bin string) []Finding {
 	home, _ := os.UserHomeDir()
 	var out []Finding
+	installed := map[string]bool{}
 	for _, name := range AgentNames() {
 		a := Agents[name]
 		if len(c.spec.Events(a)) == 0 {
@@ -156,8 +157,10 @@ func (c *doctorCmd) settings(getenv func(string) string, bin string) []Finding {
 			out = append(out, Finding{Status: Fail, What: fmt.Sprintf("%s: %s cannot be read: %v", name, path, err), Fix: "fix the file: the agent cannot read it either"})
 			continue
 		case bytes.Equal(want, data):
+			installed[name] = true
 			out = append(out, Finding{Status: OK, What: fmt.Sprintf("%s: hooks installed in %s", name, path)})
 		case c.spec.installedIn(a, data):
+			installed[name] = true
 			out = append(out, Finding{Status: Warn, What: fmt.Sprintf("%s: hooks in %s are not this binary's or not all there", name, path), Fix: install})
 		default:
 			out = append(out, Finding{Status: Info, What: fmt.Sprintf("%s: no hooks in %s", name, path), Fix: install + ", if you use it"})
@@ -169,6 +172,34 @@ func (c *doctorCmd) settings(getenv func(string) string, bin string) []Finding {
 		}
 		if a.RedactsEnv {
 			out = append(out, c.spec.geminiRedaction(path, data, getenv)...)
+		}
+	}
+	return append(out, twice(c.spec.Binary, installed, getenv, home)...)
+}
+
+// twice says which agents run another's hooks, told apart (Grok Build runs
+// Claude Code's), where the binary's hooks are in that other's settings:
+// each of their events reaches the surfaces as theirs; and warns when the
+// binary's hooks are in theirs as well, which delivers each event twice.
+func twice(binary string, installed map[string]bool, getenv func(string) string, home string) []Finding {
+	var out []Finding
+	for _, name := range AgentNames() {
+		a := Agents[name]
+		for _, b := range a.Borrows {
+			if !installed[string(b)] {
+				continue
+			}
+			other := Agents[string(b)].Title()
+			if installed[name] {
+				out = append(out, Finding{Status: Warn,
+					What: fmt.Sprintf("%s: %s runs %s's hooks too, and tells its own events apart: with hooks of its own as well, each of its events reaches the surfaces twice",
+						name, a.Title(), other),
+					Fix: fmt.Sprintf("%s uninstall --agent %s", binary, name)})
+			} else if ok, why := a.found(getenv, home); ok {
+				out = append(out, Finding{Status: Info,
+					What: fmt.Sprintf("%s: %s (%s) runs %s's hooks too: its events reach the surfaces as its own, once", name, a.Title(), why, other)})
+			}
+			break
 		}
 	}
 	return out

@@ -21,11 +21,13 @@ import (
 // event's name as an argument (the payload does not say which event it is).
 // Install adds or updates this binary's line, uninstall takes it out, and the
 // file goes with the last line. A file of that name that is not hookwire's
-// is the user's own hook: install refuses to touch it rather than chain it,
-// since a chained hook would no longer get stdin whole nor answer alone on
-// stdout (a PreToolUse hook's answer is the whole of its stdout), and Cline
-// runs the project's hooks folder beside the user's, so --scope project is
-// a way around.
+// is the user's own hook: install never touches nor chains it (a chained
+// hook would no longer get stdin whole nor answer alone on stdout, and a
+// PreToolUse hook's answer is the whole of its stdout). Cline runs every
+// file whose stem is the event's name, with an extension it knows or none
+// (its hooks' loader, cline 3.0.65), each by its shebang: so hookwire's
+// file goes beside the user's, under the same stem with an extension
+// (eventPath), and each gets the event whole.
 
 // eventHeader begins every event file of hookwire's; its second line is how
 // install knows the file is its own.
@@ -73,6 +75,41 @@ func (s Spec) eventFile(a *Agent, event string, old []byte, want string) ([]byte
 
 var errNotOurs = errors.New("not hookwire's")
 
+// eventExts are the extensions hookwire's file for an event may have, in
+// order: none, else (the user's own hook has that name) one Cline runs by
+// the file's shebang too.
+var eventExts = []string{"", ".sh", ".bash", ".zsh"}
+
+// eventPath is the file of hookwire's for event in dir, and what it holds
+// (nil: none yet): the one of its names that is hookwire's, else the first
+// that is free; errNotOurs when every one is a hook of the user's.
+func (s Spec) eventPath(a *Agent, dir, event string) (path string, old []byte, err error) {
+	header := []byte(fmt.Sprintf(eventHeader, a.Title(), event))
+	for _, ext := range eventExts {
+		p := filepath.Join(dir, event+ext)
+		b, err := readSettings(p)
+		if err != nil {
+			return "", nil, err
+		}
+		if b != nil && bytes.HasPrefix(b, header) {
+			return p, b, nil
+		}
+		if b == nil && path == "" {
+			path = p
+		}
+	}
+	if path == "" {
+		return filepath.Join(dir, event), nil, errNotOurs
+	}
+	return path, nil, nil
+}
+
+// eventOf is the event a file of hookwire's is for: its name's stem.
+func eventOf(path string) string {
+	base := filepath.Base(path)
+	return strings.TrimSuffix(base, filepath.Ext(base))
+}
+
 // eventFiles applies install (want the lines) or uninstall (want nil) to
 // each event's file in dir: every file is checked before any is written.
 func (s Spec) eventFiles(con *hook.Console, a *Agent, dir string, want map[string]string, dryRun bool) error {
@@ -82,20 +119,19 @@ func (s Spec) eventFiles(con *hook.Console, a *Agent, dir string, want map[strin
 	}
 	var changes []change
 	for _, ev := range s.Events(a) {
-		path := filepath.Join(dir, ev)
-		old, err := readSettings(path)
+		path, old, err := s.eventPath(a, dir, ev)
+		if errors.Is(err, errNotOurs) {
+			if want == nil {
+				continue // the user's own hooks, which uninstall leaves alone
+			}
+			return fmt.Errorf("%s and the same name with %s are hooks of your own, which install does not replace or chain: "+
+				"add to one of them a line that runs: %s; nothing was changed",
+				path, strings.Join(eventExts[1:], ", "), want[ev])
+		}
 		if err != nil {
 			return err
 		}
 		updated, err := s.eventFile(a, ev, old, want[ev])
-		if errors.Is(err, errNotOurs) {
-			if want == nil {
-				continue // the user's own hook, which uninstall leaves alone
-			}
-			return fmt.Errorf("%s is a hook of your own (%s runs one file per event in a folder), which install does not replace or chain: "+
-				"install with --scope project (%s runs both folders' hooks), or add to your hook a line that runs: %s; nothing was changed",
-				path, a.Title(), a.Title(), want[ev])
-		}
 		if err != nil {
 			return err
 		}
@@ -166,8 +202,8 @@ func (s Spec) eventFilesInstalled(a *Agent, dir, bin string) (all, some bool) {
 	all = true
 	cmds := s.eventCommands(a, bin)
 	for _, ev := range s.Events(a) {
-		old, err := safefile.ReadFile(filepath.Join(dir, ev))
-		if err != nil {
+		_, old, err := s.eventPath(a, dir, ev)
+		if err != nil || old == nil {
 			all = false
 			continue
 		}

@@ -77,6 +77,8 @@ func (s Spec) Install(a *Agent, data []byte, path string) ([]byte, error) {
 		return s.pluginContent(a, entries, path), nil
 	case agent.Tables:
 		return s.tomlInstall(a, entries, data)
+	case agent.NestedFile:
+		data = nil // our own file, written whole
 	}
 	d, err := parseDoc(data, a.Strict)
 	if err != nil {
@@ -97,7 +99,7 @@ func (s Spec) Install(a *Agent, data []byte, path string) ([]byte, error) {
 		if m := member(root, key); m == nil || !reflect.DeepEqual(value(m), roundTrip(body)) {
 			d.setMember(root, key, body, 1)
 		}
-	case agent.Nested, agent.Flat, agent.TopLevel:
+	case agent.Nested, agent.NestedFile, agent.Flat, agent.TopLevel:
 		hooks, hdepth, err := d.hooksObject(a, root)
 		if err != nil {
 			return nil, err
@@ -160,7 +162,7 @@ func (s Spec) Uninstall(a *Agent, data []byte) ([]byte, error) {
 			}
 		}
 		dropEmpty(root, emptied)
-	case agent.Nested, agent.Flat:
+	case agent.Nested, agent.NestedFile, agent.Flat:
 		if hooks, ok := memberObject(root, "hooks"); ok {
 			emptied := map[string]bool{}
 			for i := range hooks.Members {

@@ -195,16 +195,17 @@ func (a *Agent) Dir(getenv func(string) string, home string) string {
 
 // plan is what one run of setup would do.
 type plan struct {
-	st       *setupState
-	bin      string
-	agents   []*Agent
-	foundBy  map[string]string
-	missing  []string // agents not found, by title
-	presence map[string]Presence
-	chosen   []string
-	changes  map[string][]change // by agent
-	problems map[string]error    // agents that cannot be wired, and why
-	notes    []string            // what a person must do after
+	st        *setupState
+	bin       string
+	agents    []*Agent
+	foundBy   map[string]string
+	missing   []string // agents not found, by title
+	borrowing []string // agents found that run the hooks of another found: none of their own
+	presence  map[string]Presence
+	chosen    []string
+	changes   map[string][]change // by agent
+	problems  map[string]error    // agents that cannot be wired, and why
+	notes     []string            // what a person must do after
 }
 
 func (c *setupCmd) Run(con *hook.Console) error {
@@ -275,6 +276,9 @@ func (c *setupCmd) plan(getenv func(string) string, home string, st *setupState,
 		changes: map[string][]change{}, problems: map[string]error{}}
 	for _, name := range AgentNames() {
 		a := Agents[name]
+		if len(a.User) == 0 {
+			continue // setup writes user settings, and it has none (Devin CLI's are a project's)
+		}
 		ok, why := a.found(getenv, home)
 		switch {
 		case ok:
@@ -287,6 +291,18 @@ func (c *setupCmd) plan(getenv func(string) string, home string, st *setupState,
 		}
 		p.agents = append(p.agents, a)
 	}
+	found := slices.Clone(p.agents)
+	p.agents = slices.DeleteFunc(p.agents, func(a *Agent) bool {
+		// An agent that runs another's hooks, told apart (Grok Build runs
+		// Claude Code's): hooks of its own would deliver each event twice.
+		for _, b := range found {
+			if slices.Contains(a.Borrows, agent.Agent(b.Name)) {
+				p.borrowing = append(p.borrowing, a.Title()+" (runs "+b.Title()+"'s)")
+				return true
+			}
+		}
+		return false
+	})
 	for _, s := range c.surfaces {
 		p.presence[s.Name] = s.find(getenv)
 	}
@@ -370,18 +386,18 @@ func (c *setupCmd) agentChanges(getenv func(string) string, home string, a *Agen
 			if n.NoHook || n.Kind == agent.Unknown {
 				continue
 			}
-			file := filepath.Join(path, n.Name)
-			old, err := readSettings(file)
-			if err != nil {
-				return nil, err
-			}
-			updated, err := spec.eventFile(a, n.Name, old, cmds[n.Name])
+			file, old, err := spec.eventPath(a, path, n.Name)
 			if errors.Is(err, errNotOurs) {
 				if cmds[n.Name] == "" {
 					continue
 				}
-				return nil, fmt.Errorf("%s is a hook of your own, which setup does not replace or chain: add to it a line that runs: %s", file, cmds[n.Name])
+				return nil, fmt.Errorf("%s and the same name with %s are hooks of your own, which setup does not replace or chain: add to one of them a line that runs: %s",
+					file, strings.Join(eventExts[1:], ", "), cmds[n.Name])
 			}
+			if err != nil {
+				return nil, err
+			}
+			updated, err := spec.eventFile(a, n.Name, old, cmds[n.Name])
 			if err != nil {
 				return nil, err
 			}
@@ -496,6 +512,9 @@ func (c *setupCmd) show(con *hook.Console, p *plan, home string) {
 	io.WriteString(w, table(rows))
 	if len(p.missing) > 0 {
 		fmt.Fprintf(w, "  not found (none of their commands on PATH, no settings directory): %s\n", strings.Join(p.missing, ", "))
+	}
+	if len(p.borrowing) > 0 {
+		fmt.Fprintf(w, "  nothing of their own (they run another agent's hooks, told apart: each event once): %s\n", strings.Join(p.borrowing, ", "))
 	}
 	fmt.Fprintln(w, "\nSurfaces")
 	rows = nil
@@ -721,7 +740,7 @@ func (c *setupCmd) undo(con *hook.Console, st *setupState, statePath string) err
 		var updated []byte
 		switch {
 		case a.Shape == agent.EventFiles:
-			updated, err = ours.eventFile(a, filepath.Base(k.Path), cur, "")
+			updated, err = ours.eventFile(a, eventOf(k.Path), cur, "")
 		case a.OwnFile():
 			notes = append(notes, fmt.Sprintf("%s changed since setup wrote it: left as it is", k.Path))
 			continue

@@ -416,7 +416,7 @@ func agentProcess(d *agent.Dialect, pid int, ev agent.Event, getenv func(string)
 			return pid
 		}
 		return 0
-	case d.Runs(pid, ev.Session, getenv):
+	case d.StillRuns(pid, ev.Session, getenv):
 		return pid
 	}
 	return d.Process(ev.Session, getenv)

@@ -71,8 +71,13 @@ func agentsTable() string {
 	t := table{head: []string{"agent", "`--agent`", "told without `--agent`", "hooks `install` writes"}}
 	for _, d := range agent.Dialects() {
 		told := "no: only `--agent` names it"
-		if d.Detect != nil {
+		switch {
+		case d.Detect != nil && d.Runs != nil:
+			told = "yes, by its payload, whichever agent's hook line runs"
+		case d.Detect != nil:
 			told = "yes, by its payload"
+		case d.Runs != nil:
+			told = "yes, by its hooks' environment, when it runs Claude Code's hooks"
 		}
 		writes := "none"
 		if d.Settings != nil {
@@ -89,8 +94,10 @@ func settingsTable() string {
 	for _, d := range agent.Installable() {
 		a := install.Agents[string(d.Agent)]
 		s := d.Settings
-		user, _ := a.Path("user", "~", ".", "<binary>", nil)
-		files := code(filepath.ToSlash(user))
+		files := "no user scope"
+		if user, err := a.Path("user", "~", ".", "<binary>", nil); err == nil {
+			files = code(filepath.ToSlash(user))
+		}
 		if project, err := a.Path("project", "~", ".", "<binary>", nil); err == nil {
 			files += "; " + code(strings.TrimPrefix(filepath.ToSlash(project), "./"))
 		} else {

@@ -19,6 +19,13 @@ func TestAsksAt(t *testing.T) {
 		"auggie":      {"PreToolUse"},
 		"muse":        {"PermissionRequest"},
 		"hermes":      {"PermissionRequest"},
+		// The agents that run Claude Code's hooks, each asked where its
+		// own hooks read an answer: Grok Build before a tool (its allow
+		// leaves its own prompt, its denial blocks), Devin CLI and Qoder
+		// CLI at their permission request.
+		"grok":  {"pre_tool_use"},
+		"devin": {"PermissionRequest"},
+		"qoder": {"PermissionRequest"},
 	}
 	for _, d := range agent.Dialects() {
 		var got []string

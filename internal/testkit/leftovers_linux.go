@@ -11,8 +11,9 @@ import (
 
 // Leftovers are the processes still running a binary of binDir with
 // XDG_RUNTIME_DIR=runDir in their environment (a script's hooks, and what
-// they started: finishers, deliveries that outlived their hook), each as
-// "PID ARGV". Zombies are among them while their parent lives.
+// they started: finishers, couriers), each as "PID ARGV", but for
+// `hookwire remote` and `hookwire relay`, which are no hooks and run until
+// stopped. Zombies are among them while their parent lives.
 func Leftovers(binDir, runDir string) []string {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
@@ -36,6 +37,9 @@ func Leftovers(binDir, runDir string) []string {
 			continue
 		}
 		cmdline, _ := os.ReadFile(filepath.Join(dir, "cmdline"))
+		if args := strings.Split(string(cmdline), "\x00"); !zombie && len(args) > 1 && (args[1] == "remote" || args[1] == "relay") {
+			continue // not a hook: `hookwire remote` runs until it is stopped, and starts its relay
+		}
 		what := strings.ReplaceAll(strings.TrimSuffix(string(cmdline), "\x00"), "\x00", " ")
 		if zombie {
 			what = "[" + commOf(stat) + "] <defunct>, parent " + ppidField(stat)

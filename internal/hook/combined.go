@@ -103,17 +103,11 @@ func RunCombined(c Combined, args []string, stdin *os.File, stdout, stderr io.Wr
 	if list, ok := os.LookupEnv(envSurfaces); ok {
 		// The finisher of a combined process, for the surfaces listed.
 		os.Unsetenv(envSurfaces)
-		self := Binary{Name: c.Name}
-		inv := newInvocation(&self, stdin, io.Discard, io.Discard)
-		inv.quiet = true
-		defer func() {
-			inv.recovered(recover())
-			inv.finish()
-		}()
-		if inv.finisher != "" {
-			inv.runFinishers(c, parseRequests(list), rest)
-		}
-		return 0
+		return detached(c, stdin, func(inv *Invocation) {
+			if inv.finisher != "" {
+				inv.runFinishers(c, parseRequests(list), rest)
+			}
+		})
 	}
 	if len(rest) > 0 && rest[0] == "wrap" {
 		// Each surface would run the command: wrap is a surface binary's.
@@ -136,6 +130,20 @@ func RunCombined(c Combined, args []string, stdin *os.File, stdout, stderr io.Wr
 		inv.finish()
 	}()
 	inv.combine(c, names, rest)
+	return 0
+}
+
+// detached runs work as a process no agent waits for (a finisher, a
+// courier): no output, and a log line only when there is a note.
+func detached(c Combined, stdin *os.File, work func(inv *Invocation)) int {
+	self := Binary{Name: c.Name}
+	inv := newInvocation(&self, stdin, io.Discard, io.Discard)
+	inv.quiet = true
+	defer func() {
+		inv.recovered(recover())
+		inv.finish()
+	}()
+	work(inv)
 	return 0
 }
 

@@ -311,34 +311,28 @@ func (inv *Invocation) spawnCourier(runs []courierRun, files []*os.File) (int, e
 // runCourier is a courier process: its runs on stdin, the descriptors
 // from 3 on.
 func runCourier(c Combined, stdin *os.File) int {
-	self := Binary{Name: c.Name}
-	inv := newInvocation(&self, stdin, io.Discard, io.Discard)
-	inv.quiet = true
-	defer func() {
-		inv.recovered(recover())
-		inv.finish()
-	}()
-	var runs []courierRun
-	if err := json.Unmarshal(inv.Stdin().Data, &runs); err != nil {
-		inv.Notef("courier: its runs: %v", err)
-		return 0
-	}
-	n := 0
-	for _, r := range runs {
-		n = max(n, r.Lock+1)
-		for _, it := range r.Parcel.Items {
-			n = max(n, it.Conn+1)
+	return detached(c, stdin, func(inv *Invocation) {
+		var runs []courierRun
+		if err := json.Unmarshal(inv.Stdin().Data, &runs); err != nil {
+			inv.Notef("courier: its runs: %v", err)
+			return
 		}
-	}
-	files := make([]*os.File, n)
-	for i := range files {
-		files[i] = os.NewFile(uintptr(3+i), "handed-over")
-	}
-	inv.carry(c, runs, files)
-	if store, err := state.Open(os.Getenv, courierStore); err == nil {
-		store.Tidy(24*time.Hour, time.Hour) // what couriers killed left
-	}
-	return 0
+		n := 0
+		for _, r := range runs {
+			n = max(n, r.Lock+1)
+			for _, it := range r.Parcel.Items {
+				n = max(n, it.Conn+1)
+			}
+		}
+		files := make([]*os.File, n)
+		for i := range files {
+			files[i] = os.NewFile(uintptr(3+i), "handed-over")
+		}
+		inv.carry(c, runs, files)
+		if store, err := state.Open(os.Getenv, courierStore); err == nil {
+			store.Tidy(24*time.Hour, time.Hour) // what couriers killed left
+		}
+	})
 }
 
 // carry does the runs, the surfaces concurrently, each with a log line of

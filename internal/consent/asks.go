@@ -1,6 +1,8 @@
 package consent
 
 import (
+	"os"
+
 	"github.com/hookwire/hookwire/internal/agent"
 )
 
@@ -27,8 +29,16 @@ import (
 // gatedTools are consent.py's matcher: ^(Bash|Write|Edit|NotebookEdit)$.
 var gatedTools = map[string]bool{agent.Bash: true, agent.Write: true, agent.Edit: true, agent.NotebookEdit: true}
 
-// Asks reports whether the panel asks about ev (when its mode is
-// enforce): what Decides says of pulse-claude.
+// Decides reports whether pulse-claude may answer ev with the panel's
+// decision: the panel asks about it, and its mode is enforce. Otherwise
+// no reply of pulse-claude's decides anything, and hookwire need not wait
+// for its delivery (hook's courier.go). Only an event the panel could ask
+// about costs the mode's read.
+func Decides(ev agent.Event) bool {
+	return Asks(ev) && ModeOf(os.Getenv) == Enforce
+}
+
+// Asks reports whether the panel asks about ev when its mode is enforce.
 func Asks(ev agent.Event) bool {
 	d, _ := agent.For(ev.Agent)
 	switch ev.Kind {

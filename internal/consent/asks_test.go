@@ -1,6 +1,8 @@
 package consent
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -67,5 +69,27 @@ func TestAsks(t *testing.T) {
 		if got := Covers(c.ev); got != c.covers {
 			t.Errorf("Covers(%s %s %s) = %v", c.ev.Agent, c.ev.Name, c.ev.Tool, got)
 		}
+	}
+}
+
+// pulse-claude decides a call only while the panel enforces: in any other
+// mode hookwire need not wait for its delivery.
+func TestDecides(t *testing.T) {
+	run := t.TempDir()
+	t.Setenv("XDG_RUNTIME_DIR", run)
+	ev := agent.Parse(agent.Input{Agent: "claude", Payload: []byte(`{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`)})
+	if Decides(ev) {
+		t.Error("no mode file: decides")
+	}
+	os.MkdirAll(filepath.Join(run, "claude-companion"), 0o700)
+	for mode, want := range map[string]bool{"learn": false, "off": false, "enforce": true} {
+		os.WriteFile(filepath.Join(run, "claude-companion", "mode"), []byte(mode+"\n"), 0o600)
+		if got := Decides(ev); got != want {
+			t.Errorf("mode %s: Decides %v, want %v", mode, got, want)
+		}
+	}
+	read := agent.Parse(agent.Input{Agent: "claude", Payload: []byte(`{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{}}`)})
+	if Decides(read) {
+		t.Error("a Read, which the panel does not ask about, decides in enforce")
 	}
 }

@@ -49,7 +49,7 @@ Always exits 0; prints nothing but the panel's answer, unless in dry-run.`,
 		NoAnswers: true, // the bar shows figures, never text; Copilot's file is the finisher's to wait for
 		Commands:  install.Commands(claudeHooks, noctaliaCheck),
 		// The consent panel answers these (internal/consent).
-		Decides: consent.Asks,
+		Decides: consent.Decides,
 		Wrap:    hook.Wrap{EndsSession: true},
 	}
 }

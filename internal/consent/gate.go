@@ -1,7 +1,6 @@
 package consent
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -125,12 +124,12 @@ func (g Gate) decide(inv *hook.Invocation, dir string, r Request) agent.Decision
 	}
 	defer os.Remove(req)
 	inv.AwaitHuman(Hold)
-	if _, err := inv.Send(within{poke, Poke}); err != nil {
+	if _, err := inv.Send(transport.Within(poke, Poke)); err != nil {
 		// Nothing can be holding a panel open for it: no wait.
 		inv.Notef("consent: the panel was not told (%v): no decision", err)
 		return agent.None
 	}
-	inv.Send(within{open, Poke}) // the panel can still be opened by hand
+	inv.Send(transport.Within(open, Poke)) // the panel can still be opened by hand
 	defer os.Remove(res)
 	ctx := inv.Context()
 	for deadline := time.Now().Add(Wait); time.Now().Before(deadline) && ctx.Err() == nil; time.Sleep(poll) {
@@ -156,19 +155,6 @@ func (g Gate) reply(inv *hook.Invocation, ev agent.Event, d agent.Decision) {
 	if r := dl.Reply(ev.Name, agent.Reply{Decision: d, By: By}); r != "" {
 		inv.Reply([]byte(r + "\n"))
 	}
-}
-
-// within bounds one `noctalia msg` (consent.py's 3 s); it does not cross
-// to a relay (no Crossing), as the request's files would not.
-type within struct {
-	transport.Request
-	d time.Duration
-}
-
-func (w within) Do(ctx context.Context) (transport.Reply, error) {
-	ctx, cancel := context.WithTimeout(ctx, w.d)
-	defer cancel()
-	return w.Request.Do(ctx)
 }
 
 // stringValue is s as a JSON string value.

@@ -140,12 +140,12 @@ type eventBody struct {
 // it.
 func PostEvent(base, cwd string, s Session, eventType, summary string) transport.Request {
 	body, _ := json.Marshal(eventBody{EventType: eventType, Summary: summary, SessionID: s.UUID})
-	return within{apiBudget, httpsend.Request{
+	return transport.Within(httpsend.Request{
 		URL:      base + "/api/sessions/live/" + url.PathEscape(agentName(cwd, s)) + "/events",
 		Header:   httpsend.Header{"Content-Type": {"application/json"}},
 		Body:     body,
 		MaxReply: 4 << 10,
-	}}
+	}, apiBudget)
 }
 
 // agentName is the path's agent name: the working directory's base name, as
@@ -158,18 +158,6 @@ func agentName(cwd string, s Session) string {
 		}
 	}
 	return s.Name
-}
-
-// within is a request with a budget of its own inside the invocation's.
-type within struct {
-	d time.Duration
-	transport.Request
-}
-
-func (w within) Do(ctx context.Context) (transport.Reply, error) {
-	ctx, cancel := context.WithTimeout(ctx, w.d)
-	defer cancel()
-	return w.Request.Do(ctx)
 }
 
 // Confidences finds the CONFIDENCE tags an agent wrote in its message (Coral

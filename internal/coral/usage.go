@@ -63,12 +63,12 @@ type usageBody struct {
 // PostUsage is the request that records burn u for the session.
 func PostUsage(base, cwd string, s Session, u transcript.Usage) transport.Request {
 	body, _ := json.Marshal(usageBody{SessionID: s.UUID, In: u.In, Out: u.Out, CacheRead: u.CacheRead, CacheWrite: u.CacheCreate})
-	return within{apiBudget, httpsend.Request{
+	return transport.Within(httpsend.Request{
 		URL:      base + "/api/sessions/live/" + url.PathEscape(agentName(cwd, s)) + "/token-usage",
 		Header:   httpsend.Header{"Content-Type": {"application/json"}},
 		Body:     body,
 		MaxReply: 4 << 10,
-	}}
+	}, apiBudget)
 }
 
 // Bounds of a usage post's work in the hook.

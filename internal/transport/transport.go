@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"time"
 )
 
 // Request is one delivery.
@@ -60,4 +61,20 @@ func (w *capWriter) Write(p []byte) (int, error) {
 		w.b = append(w.b, p[:min(room, len(p))]...)
 	}
 	return len(p), nil
+}
+
+// Within is r with a budget of its own, d from when it starts, inside the
+// deadline it is given. It is only a Request: a request that could cross
+// to a relay (Crosser) does not, wrapped.
+func Within(r Request, d time.Duration) Request { return budgeted{r, d} }
+
+type budgeted struct {
+	Request
+	d time.Duration
+}
+
+func (w budgeted) Do(ctx context.Context) (Reply, error) {
+	ctx, cancel := context.WithTimeout(ctx, w.d)
+	defer cancel()
+	return w.Request.Do(ctx)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -50,6 +51,12 @@ const (
 	floorGo       = "empty static Go binary"
 	floorTrue     = "/bin/true"
 	hookwireLabel = "hookwire (five surfaces)"
+	// floorInit is hookwire's own floor: a binary of this tree that links
+	// every package hookwire does and whose main returns at once. It pays
+	// what any hookwire pays before its first line runs (the runtime's start
+	// in a larger binary, and every package's initialisation), and nothing
+	// of an event's work.
+	floorInit = "hookwire's packages, main returning at once"
 )
 
 // invocationEvents are the events each binary is timed on: the recorded
@@ -84,9 +91,11 @@ func invocationEvents(work string) []struct {
 // the five surfaces and each binary alone (unless -singles=false), on each
 // event.
 func invocationCases(work string, builds []build) []invocationCase {
-	empty := filepath.Join(work, "inv", "empty")
+	empty, initOnly := filepath.Join(work, "inv", "empty"), filepath.Join(work, "inv", "init-only")
 	check(buildEmptyGo(empty))
-	cases := []invocationCase{{label: floorGo, args: []string{empty}}, {label: floorTrue, args: []string{"/bin/true"}}}
+	check(buildInitOnly(initOnly))
+	cases := []invocationCase{{label: floorGo, args: []string{empty}}, {label: floorTrue, args: []string{"/bin/true"}},
+		{label: floorInit, args: []string{initOnly}}}
 	for _, ev := range invocationEvents(work) {
 		agentArgs := []string{}
 		if ev.agent != "" {
@@ -120,6 +129,35 @@ func buildEmptyGo(out string) error {
 	cmd.Dir, cmd.Env = src, append(os.Environ(), "CGO_ENABLED=0", "GOWORK=off", "GOFLAGS=")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("building the empty Go binary: %v: %s", err, b)
+	}
+	return nil
+}
+
+// buildInitOnly builds floorInit's binary from this tree, as the binaries
+// are built: a main package that imports hookwire's (internal/combined) and
+// does nothing. Its one file is an overlay, so nothing is written into the
+// tree.
+func buildInitOnly(out string) error {
+	src := filepath.Join(filepath.Dir(out), "init-only.go")
+	if err := writeFile(src, "package main\n\nimport _ \"github.com/hookwire/hookwire/internal/combined\"\n\nfunc main() {}\n"); err != nil {
+		return err
+	}
+	repo, err := os.Getwd() // livebench runs from the repository's root
+	if err != nil {
+		return err
+	}
+	overlay, err := json.Marshal(map[string]map[string]string{"Replace": {filepath.Join(repo, "cmd", "livebench-init-only", "main.go"): src}})
+	if err != nil {
+		return err
+	}
+	overlayFile := filepath.Join(filepath.Dir(out), "overlay.json")
+	if err := writeFile(overlayFile, string(overlay)); err != nil {
+		return err
+	}
+	cmd := exec.Command("go", "build", "-overlay", overlayFile, "-trimpath", "-ldflags=-s -w", "-o", out, "./cmd/livebench-init-only")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("building hookwire's packages with an empty main: %v: %s", err, b)
 	}
 	return nil
 }

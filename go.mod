@@ -19,8 +19,8 @@ require (
 	golang.org/x/tools v0.51.0 // indirect
 )
 
-// A hook lives a few milliseconds and a warm worker idles between events:
-// neither needs the runtime to follow a container's CPU limit as it changes,
-// which cost each of them a CPU count and a read of the cgroup's files when
-// the runtime's monitor first ran (a worker, once a second while busy).
+// A hook lives a few milliseconds: it has no use for the runtime following
+// a container's CPU limit as it changes, which cost each of them a CPU count
+// and a read of the cgroup's files when the runtime's monitor first ran
+// (and a long-running relay, once a second while busy).
 godebug updatemaxprocs=0

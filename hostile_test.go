@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/hookwire/hookwire/internal/hook"
 	"github.com/hookwire/hookwire/internal/testkit"
+	"github.com/hookwire/hookwire/internal/testkit/afunix"
 )
 
 // A hostileTarget says how to run one binary realistically, and how to make
@@ -120,6 +122,7 @@ func coucouTarget(t testing.TB, dir, mode string) []string {
 // accepts connections and never reads them; otherwise serve handles each
 // connection. Everything stops when the test ends.
 func serveUnix(t testing.TB, path, mode string, serve func(c net.Conn)) {
+	afunix.Need(t)
 	ln, err := net.Listen("unix", path)
 	if err != nil {
 		t.Fatal(err)
@@ -158,6 +161,9 @@ func noctaliaDelivered(dir string) int {
 
 // noctaliaTarget puts the fake noctalia (or none) on PATH.
 func noctaliaTarget(t testing.TB, dir, mode string) []string {
+	if runtime.GOOS == "windows" {
+		t.Skip(testkit.NoPulse)
+	}
 	bin := filepath.Join(dir, "bin")
 	os.MkdirAll(bin, 0o755)
 	if mode != "refuse" {

@@ -102,6 +102,10 @@ func TestScript(t *testing.T) {
 		Cmds:                testkit.Commands(),
 		Condition:           testkit.Condition,
 		Setup: func(env *testscript.Env) error {
+			// The suite's commands skip a script that meets a limitation
+			// of the system (no Unix sockets under Wine, a surface with no
+			// Windows end), naming it.
+			testkit.KeepT(env)
 			// Nothing from the developer's own setup leaks in.
 			for _, k := range []string{"PULSE_TARGET", "PULSE_PID", "PULSE_DRYRUN", "PULSE_LOG",
 				"NOCTALIA_PULSE_DRYRUN", "TMUX_PANE", "XDG_RUNTIME_DIR", "COUCOU_SOCKET",

@@ -1,6 +1,7 @@
 package hookwire_test
 
 import (
+	"encoding/json"
 	"flag"
 	"net"
 	"os"
@@ -152,6 +153,10 @@ func TestScript(t *testing.T) {
 			env.Setenv("BIN", filepath.Dir(bin))
 			env.Setenv("PATH", filepath.Dir(bin))
 			env.Setenv("XDG_RUNTIME_DIR", filepath.Join(env.WorkDir, "run"))
+			// $WORK as it appears inside a JSON string (a Windows path's
+			// backslashes doubled), for goldens that record a cwd.
+			work, _ := json.Marshal(env.WorkDir)
+			env.Setenv("WORK_JSON", string(work[1:len(work)-1]))
 			env.Setenv("GORACE", raceOptions)
 			// hookwire waits for every delivery, as before the grace: the
 			// goldens count each surface's lines and read what it got once

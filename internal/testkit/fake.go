@@ -443,3 +443,7 @@ func cmdDead(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}
 }
+
+// ListenPipe listens on a Windows named pipe as Coucou's Windows app does
+// (pipe_windows.go); elsewhere it fails: named pipes are Windows's.
+func ListenPipe(name string) (net.Listener, error) { return listenPipe(name) }

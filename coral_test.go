@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -103,6 +104,9 @@ func coralRejoin(lines []string) []string {
 // `cat >>`) appending all the while. Coral must read back exactly the
 // STATUS and SUMMARY that were sent, hostile text included.
 func TestCoralParsesWhatCoralPulseWrites(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip(testkit.NoCoral)
+	}
 	bin, err := testkit.BuildSuite(".")
 	if err != nil {
 		t.Fatal(err)
@@ -236,6 +240,9 @@ var coralLogs sync.Map
 // "refuse": the session's log does not exist, and must still not exist
 // after the run.
 func coralTarget(t testing.TB, dir, mode string) []string {
+	if runtime.GOOS == "windows" {
+		t.Skip(testkit.NoCoral)
+	}
 	uuid := randomUUID(t)
 	log := filepath.Join("/tmp", "claude_coral_"+uuid+".log")
 	coralLogs.Store(dir, log)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/hookwire/hookwire/internal/hook"
 	"github.com/hookwire/hookwire/internal/testkit"
+	"github.com/hookwire/hookwire/internal/testkit/afunix"
 )
 
 // A hostileTarget says how to run one binary realistically, and how to make
@@ -84,6 +86,24 @@ var hostileTargets = map[string]hostileTarget{
 	},
 }
 
+// onWindows is a target as a Windows machine has it: Coucou on its named
+// pipe and Trail Boss's daemon over HTTP as elsewhere; Pulse, VPet and
+// Coral have no Windows end, so their binaries find nothing there, which
+// must cost nothing (delivered is nil: nothing to lose).
+func onWindows(name string, h hostileTarget) hostileTarget {
+	switch name {
+	case "pulse-emit", "pulse-claude", "vpet-notify", "coral-pulse":
+		h.setup = func(testing.TB, string, string) []string { return nil }
+		h.delivered = nil
+	case "hookwire":
+		h.setup = func(t testing.TB, dir, mode string) []string {
+			return append(coucouTarget(t, dir, mode), trailbossTarget(t, dir, mode)...)
+		}
+		h.delivered = func(dir string) int { return lines(filepath.Join(dir, "coucou.got")) + trailbossDelivered(dir) }
+	}
+	return h
+}
+
 func lines(path string) int {
 	b, _ := os.ReadFile(path)
 	return bytes.Count(b, []byte("\n"))
@@ -93,6 +113,10 @@ func lines(path string) int {
 // each line in dir/coucou.got and acknowledges.
 func coucouTarget(t testing.TB, dir, mode string) []string {
 	path := filepath.Join(dir, "coucou.sock")
+	if runtime.GOOS == "windows" {
+		// Coucou's Windows end: a named pipe (Wine has no AF_UNIX).
+		path = `\\.\pipe\hookwire-test-` + randomUUID(t)
+	}
 	var mu sync.Mutex
 	answer := `{"ok":true}`
 	if mode == "allow" { // a person allows every approval at once
@@ -114,17 +138,31 @@ func coucouTarget(t testing.TB, dir, mode string) []string {
 	return []string{"COUCOU_SOCKET=" + path}
 }
 
-// serveUnix runs a stand-in target on a Unix socket in this process, for
-// tests that run the real binaries as subprocesses. mode "refuse" leaves a
-// socket file that nobody listens on, as a crashed app does; "hang"
-// accepts connections and never reads them; otherwise serve handles each
-// connection. Everything stops when the test ends.
+// serveUnix runs a stand-in target on a Unix socket (or, for a path
+// \\.\pipe\NAME, a Windows named pipe) in this process, for tests that run
+// the real binaries as subprocesses. mode "refuse" leaves a socket file
+// that nobody listens on, as a crashed app does (no pipe at all: an app
+// that is not running); "hang" accepts connections and never reads them;
+// otherwise serve handles each connection. Everything stops when the test
+// ends.
 func serveUnix(t testing.TB, path, mode string, serve func(c net.Conn)) {
-	ln, err := net.Listen("unix", path)
+	var ln net.Listener
+	var err error
+	if strings.HasPrefix(path, `\\.\pipe\`) {
+		if mode == "refuse" {
+			return
+		}
+		ln, err = testkit.ListenPipe(path)
+	} else {
+		afunix.Need(t)
+		ln, err = net.Listen("unix", path)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	if ul, ok := ln.(*net.UnixListener); ok {
+		ul.SetUnlinkOnClose(false)
+	}
 	if mode == "refuse" {
 		ln.Close()
 		return
@@ -158,6 +196,9 @@ func noctaliaDelivered(dir string) int {
 
 // noctaliaTarget puts the fake noctalia (or none) on PATH.
 func noctaliaTarget(t testing.TB, dir, mode string) []string {
+	if runtime.GOOS == "windows" {
+		t.Skip(testkit.NoPulse)
+	}
 	bin := filepath.Join(dir, "bin")
 	os.MkdirAll(bin, 0o755)
 	if mode != "refuse" {
@@ -265,9 +306,15 @@ func TestHostileInputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, h := range hostileTargets {
+		if runtime.GOOS == "windows" {
+			h = onWindows(name, h)
+		}
 		for _, tc := range hostileCases {
 			t.Run(name+"/"+tc.name, func(t *testing.T) {
 				t.Parallel()
+				if tc.closeStdin && runtime.GOOS == "windows" {
+					t.Skip("a closed descriptor 0 is a Unix state: a Windows process is always given a standard input handle")
+				}
 				dir := t.TempDir()
 				mode := tc.target
 				if mode == "" {
@@ -309,7 +356,7 @@ func TestHostileInputs(t *testing.T) {
 				if took > hook.Budget+margin {
 					t.Errorf("took %v, deadline %v", took, hook.Budget)
 				}
-				if tc.keep && (tc.payload || !h.needsPayload) && h.delivered(dir) == 0 {
+				if tc.keep && h.delivered != nil && (tc.payload || !h.needsPayload) && h.delivered(dir) == 0 {
 					t.Errorf("the event was lost")
 				}
 				if mode == "hang" {
@@ -335,5 +382,7 @@ func TestHostileInputs(t *testing.T) {
 func baseEnv(dir string) []string {
 	run := filepath.Join(dir, "run")
 	os.MkdirAll(run, 0o700)
-	return []string{"HOME=" + dir, "XDG_RUNTIME_DIR=" + run, "TMPDIR=" + dir, "GORACE=" + raceOptions}
+	// USERPROFILE, TMP and TEMP are Windows's HOME and TMPDIR.
+	return []string{"HOME=" + dir, "USERPROFILE=" + dir, "XDG_RUNTIME_DIR=" + run, "TMPDIR=" + dir, "TMP=" + dir, "TEMP=" + dir,
+		"GORACE=" + raceOptions}
 }

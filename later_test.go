@@ -13,6 +13,7 @@ import (
 
 	"github.com/hookwire/hookwire/internal/hook"
 	"github.com/hookwire/hookwire/internal/testkit"
+	"github.com/hookwire/hookwire/internal/testkit/afunix"
 )
 
 // A Copilot CLI turn end whose answer is never written, to a VPet that
@@ -40,6 +41,7 @@ func TestLaterFinisherBounded(t *testing.T) {
 
 func laterFinisherBounded(t *testing.T, argv []string) {
 	dir := t.TempDir()
+	afunix.Need(t)
 	sock := filepath.Join(dir, "notify.sock")
 	l, err := net.Listen("unix", sock)
 	if err != nil {

@@ -87,6 +87,9 @@ func pokes(b *testing.B, path string) {
 // machine without its surface and with a relay spools; without a relay it
 // does not.
 func TestRelayBenchTargets(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the relay runs on Linux and macOS (on Windows, in WSL)")
+	}
 	bin, err := testkit.BuildSuite(".")
 	if err != nil {
 		t.Fatal(err)

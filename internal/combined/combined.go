@@ -136,7 +136,7 @@ func commands(surfaces []install.Surface, all, given []string) []hook.Command {
 	for _, n := range names {
 		for _, s := range surfaces {
 			if s.Name == n {
-				checks = append(checks, s.Check)
+				checks = append(checks, s.Doctor)
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -67,30 +68,32 @@ func newService(goos, host, name, command string, getenv func(string) string) (*
 			env = append(env, [2]string{k, v})
 		}
 	}
+	// A service is a Unix one (systemd, launchd): its paths have slashes
+	// (package path), whatever system computes them.
 	home := getenv("HOME")
 	s := &service{goos: goos, name: n}
 	switch goos {
 	case "linux", "freebsd", "openbsd", "netbsd":
 		unit := "hookwire-remote-" + n + ".service"
 		dir := getenv("XDG_CONFIG_HOME")
-		if !filepath.IsAbs(dir) {
-			dir = filepath.Join(home, ".config")
+		if !path.IsAbs(dir) {
+			dir = path.Join(home, ".config")
 		}
-		s.file = filepath.Join(dir, "systemd", "user", unit)
+		s.file = path.Join(dir, "systemd", "user", unit)
 		s.text = systemdUnit(host, argv, env)
 		s.start = [][]string{{"systemctl", "--user", "daemon-reload"}, {"systemctl", "--user", "enable", "--now", unit}}
 		s.stop = [][]string{{"systemctl", "--user", "disable", "--now", unit}, {"systemctl", "--user", "daemon-reload"}}
 	case "darwin":
 		label := "dev.hookwire.remote." + n
-		s.file = filepath.Join(home, "Library", "LaunchAgents", label+".plist")
-		s.text = launchdPlist(label, argv, env, filepath.Join(home, "Library", "Logs", "hookwire-remote-"+n+".log"))
+		s.file = path.Join(home, "Library", "LaunchAgents", label+".plist")
+		s.text = launchdPlist(label, argv, env, path.Join(home, "Library", "Logs", "hookwire-remote-"+n+".log"))
 		domain := "gui/" + strconv.Itoa(os.Getuid())
 		s.start = [][]string{{"launchctl", "bootstrap", domain, s.file}}
 		s.stop = [][]string{{"launchctl", "bootout", domain + "/" + label}}
 	default:
 		return nil, fmt.Errorf("no user service on %s: run %s at logon (Task Scheduler)", goos, strings.Join(argv, " "))
 	}
-	if !filepath.IsAbs(home) {
+	if !path.IsAbs(home) {
 		return nil, errors.New("HOME is not set: nowhere to write the service")
 	}
 	return s, nil

@@ -40,7 +40,7 @@ Args mode, for wrapper scripts: print the sanitized tag on stdout.
 
 Always exits 0; in hook mode prints nothing unless PULSE_DRYRUN is set.`,
 		CLI:      &pulseCLI{},
-		Commands: install.Commands(hooks, sessionCheck),
+		Commands: install.Commands(hooks, Surface().Doctor),
 		// The goal is the run's name, the status the command line
 		// ("Running make") and then its result, which a session end's
 		// "Session ended" would replace.

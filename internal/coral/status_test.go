@@ -2,6 +2,7 @@ package coral
 
 import (
 	"encoding/json"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -160,6 +161,10 @@ var toolCases = []struct {
 }
 
 func TestToolStatus(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		// Its paths are Unix ones; on Windows coral-pulse shows nothing.
+		t.Skip("Coral lives with tmux, on Linux and macOS: no Windows end")
+	}
 	for _, c := range toolCases {
 		if got := ToolStatus(c.ev, "/home/u"); got != c.want {
 			t.Errorf("%s %s (%s) %s: %q, want %q", c.ev.Agent, c.ev.AgentTool, c.ev.Tool, c.ev.ToolInput, got, c.want)

@@ -18,6 +18,9 @@ func TestHandOverWhere(t *testing.T) {
 	tool := agent.Event{Kind: agent.ToolStart, Name: "PreToolUse", Agent: "claude"}
 	plain := &Binary{Name: "vpet-notify"}
 	inv := newInvocation(plain, nil, io.Discard, io.Discard)
+	// Its watchdog would end the test binary 3 s on (it did under Wine,
+	// where the package's tests take longer).
+	inv.watchdog.Stop()
 	if got := inv.mayHandOver(plain, tool, nil); got != detachable {
 		t.Errorf("a plain tool start: %v, want %v (detachable here: %v)", got, detachable, detachable)
 	}

@@ -33,6 +33,11 @@ func (s Surface) find(getenv func(string) string) Presence {
 	return p
 }
 
+// Doctor is doctor's look at the surface's target, as its own binary's
+// doctor and hookwire's say it: Check, after, on Windows, why a surface with
+// no Windows end is absent there.
+func (s Surface) Doctor(getenv func(string) string) []Finding { return s.check(getenv) }
+
 // check is Check, with the same word first on Windows.
 func (s Surface) check(getenv func(string) string) []Finding {
 	var out []Finding

@@ -47,7 +47,7 @@ Always exits 0; prints nothing but the panel's answer, unless in dry-run.`,
 		CLI:       &claudeCLI{},
 		DryRunEnv: []string{"NOCTALIA_PULSE_DRYRUN"},
 		NoAnswers: true, // the bar shows figures, never text; Copilot's file is the finisher's to wait for
-		Commands:  install.Commands(claudeHooks, noctaliaCheck),
+		Commands:  install.Commands(claudeHooks, ClaudeSurface().Doctor),
 		// The consent panel answers these (internal/consent).
 		Decides: consent.Decides,
 		Wrap:    hook.Wrap{EndsSession: true},

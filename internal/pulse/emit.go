@@ -23,7 +23,7 @@ Events: idle turn_start tool_start text needs_attention turn_end error session_e
 Always exits 0; prints nothing unless PULSE_DRYRUN is set.`,
 		CLI:       &emitCLI{},
 		NoAnswers: true, // a Pulse event has no text
-		Commands:  install.Commands(emitHooks, noctaliaCheck),
+		Commands:  install.Commands(emitHooks, ClaudeSurface().Doctor),
 		// A finished command's slot is retired, as an agent's is.
 		Wrap: hook.Wrap{EndsSession: true},
 	}

@@ -102,6 +102,11 @@ func cmdEscaped(ts *testscript.TestScript, neg bool, args []string) {
 	fmt.Fprint(ts.Stdout(), out.String())
 }
 
+// NoCoral is why a test of Coral skips on Windows: Coral runs its agents in
+// tmux sessions and reads their logs there, on Linux and macOS; on Windows,
+// coral-pulse costs nothing (TestNoWindowsEnd).
+const NoCoral = "Coral lives with tmux, on Linux and macOS: no Windows end"
+
 // Condition answers the suite's own testscript conditions:
 //
 //	[coral-free-tmp]  /tmp holds no Coral log (*_coral_*.log): a script may

@@ -320,6 +320,7 @@ func cmdFakeSock(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 2 {
 		ts.Fatalf("usage: fake-sock NAME PATH [mode...]")
 	}
+	needUnixSockets(ts)
 	start(ts, args[0], "unix", ts.MkAbs(args[1]), false, args[2:])
 }
 
@@ -357,6 +358,7 @@ func cmdFakeHTTPUnix(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 2 {
 		ts.Fatalf("usage: fake-http-unix NAME PATH [mode...]")
 	}
+	needUnixSockets(ts)
 	start(ts, args[0], "unix", ts.MkAbs(args[1]), true, args[2:])
 }
 
@@ -441,3 +443,7 @@ func cmdDead(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}
 }
+
+// ListenPipe listens on a Windows named pipe as Coucou's Windows app does
+// (pipe_windows.go); elsewhere it fails: named pipes are Windows's.
+func ListenPipe(name string) (net.Listener, error) { return listenPipe(name) }

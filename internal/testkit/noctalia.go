@@ -7,12 +7,18 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
+
+// NoPulse is why a test of Pulse skips on Windows: noctalia, the shell
+// whose bar Pulse is, is a Linux (Wayland) desktop; the Pulse binaries there
+// cost nothing (TestNoWindowsEnd).
+const NoPulse = "Pulse lives in noctalia, a Linux (Wayland) desktop shell: no Windows end"
 
 // Environment of the fake noctalia, set by fake-noctalia.
 const (
@@ -114,6 +120,9 @@ func firstRune(s string) rune {
 func cmdFakeNoctalia(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {
 		ts.Fatalf("unsupported: ! fake-noctalia")
+	}
+	if runtime.GOOS == "windows" {
+		skipScript(ts, NoPulse)
 	}
 	mode := "ok"
 	if len(args) > 0 {

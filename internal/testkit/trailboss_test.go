@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -32,8 +33,8 @@ func TestTrailBossReconcile(t *testing.T) {
 	}
 	tb := NewTrailBoss()
 	for id, path := range cases {
-		body := `{"type":"stuck","sessionId":"` + id + `","paneId":"%` + id + `","cwd":"/w","transcriptPath":"` + path +
-			`","reason":"stopped","message":"m","timestamp":1796058670811}`
+		body := `{"type":"stuck","sessionId":"` + id + `","paneId":"%` + id + `","cwd":"/w","transcriptPath":` + strconv.Quote(path) +
+			`,"reason":"stopped","message":"m","timestamp":1796058670811}`
 		if status, reply := tb.Answer("POST", "/event/normalized", []byte(body)); status != 200 {
 			t.Fatalf("%s: %d %s", id, status, reply)
 		}

@@ -39,7 +39,7 @@ back (up to 256 events, 10 minutes old).
 Always exits 0; prints nothing unless in dry-run (but {} on Copilot CLI's
 permission hook, which fails closed without JSON).`,
 		CLI:      &hookCLI{},
-		Commands: install.Commands(hooks, daemonCheck),
+		Commands: install.Commands(hooks, Surface().Doctor),
 		// The pane stays in the queue when the command ends: ended would
 		// take it out again.
 		Wrap: hook.Wrap{},

@@ -2,6 +2,7 @@ package vpet
 
 import (
 	"fmt"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -55,14 +56,16 @@ func SocketPath(getenv func(string) string, goos, flag string) string {
 	if v, _ := lookup(getenv, EnvSocket); v != "" {
 		return expandHome(getenv, v)
 	}
+	// The defaults are goos's, macOS's and Linux's: paths with slashes
+	// (package path), whatever system computes them.
 	if goos == "darwin" {
-		if home := getenv("HOME"); filepath.IsAbs(home) {
-			return filepath.Join(home, "Library", "Application Support", "VPet", "notify.sock")
+		if home := getenv("HOME"); path.IsAbs(home) {
+			return path.Join(home, "Library", "Application Support", "VPet", "notify.sock")
 		}
 		return ""
 	}
-	if run := getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(run) {
-		return filepath.Join(run, "vpet", "notify.sock")
+	if run := getenv("XDG_RUNTIME_DIR"); path.IsAbs(run) {
+		return path.Join(run, "vpet", "notify.sock")
 	}
 	return ""
 }

@@ -37,7 +37,7 @@ never tool output or file contents.
 
 Always exits 0 and prints nothing unless in dry-run.`,
 		CLI:      &notifyCLI{},
-		Commands: install.Commands(hooks, petCheck),
+		Commands: install.Commands(hooks, Surface().Doctor),
 		// A turn end a finisher sends (Copilot CLI's, once its answer is
 		// written) names the agent's terminal as the hook saw it: the
 		// finisher has none.

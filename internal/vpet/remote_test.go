@@ -9,10 +9,12 @@ import (
 	"testing"
 
 	"github.com/hookwire/hookwire/internal/remote"
+	"github.com/hookwire/hookwire/internal/testkit/afunix"
 	"github.com/hookwire/hookwire/internal/transport/httpsend"
 )
 
 func TestRemote(t *testing.T) {
+	afunix.Need(t)
 	dir := t.TempDir()
 	socket := filepath.Join(dir, "notify.sock")
 	ln, err := net.Listen("unix", socket)

@@ -1,6 +1,7 @@
 package vpet
 
 import (
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -198,7 +199,8 @@ func TestSocketPath(t *testing.T) {
 		{map[string]string{"VPET_NOTIFY_SOCKET": " ", "AGENTICA_NOTIFY_SOCKET": "/a.sock"}, "linux", "", "/a.sock"},
 		{map[string]string{"AGENTICA_NOTIFY_SOCKET": "\t", "XDG_RUNTIME_DIR": "/run/u"}, "linux", "", "/run/u/vpet/notify.sock"},
 	} {
-		if got := SocketPath(env(tc.env), tc.goos, tc.flag); got != tc.want {
+		// A path made here natively (~ expanded) has Windows's separators there.
+		if got := SocketPath(env(tc.env), tc.goos, tc.flag); filepath.ToSlash(got) != tc.want {
 			t.Errorf("%v %s %q: %q, want %q", tc.env, tc.goos, tc.flag, got, tc.want)
 		}
 	}
@@ -214,7 +216,7 @@ func TestSocketPath(t *testing.T) {
 		{map[string]string{"AGENTICA_NOTIFY_TOKEN_FILE": " /a.token "}, "", "/s/notify.sock", "/a.token"},
 		{map[string]string{"AGENTICA_NOTIFY_TOKEN_FILE": "  "}, "", "/s/notify.sock", "/s/notify.token"},
 	} {
-		if got := TokenFile(env(tc.env), tc.flag, tc.socket); got != tc.want {
+		if got := TokenFile(env(tc.env), tc.flag, tc.socket); filepath.ToSlash(got) != tc.want {
 			t.Errorf("token file %v %q %q: %q, want %q", tc.env, tc.flag, tc.socket, got, tc.want)
 		}
 	}

@@ -75,6 +75,10 @@ func TestPctInterval(t *testing.T) {
 // The table's commit says "with changes" for an edit the binaries are
 // built from, not for the docs the run itself rewrites.
 func TestCommitChanges(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		// Under Wine (scripts/wintest) there is no Windows git.
+		t.Skipf("needs git on PATH: %v", err)
+	}
 	dir := t.TempDir()
 	git := func(args ...string) {
 		t.Helper()

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hookwire/hookwire/internal/testkit/afunix"
 	"github.com/hookwire/hookwire/internal/testkit/leakcheck"
 	"github.com/hookwire/hookwire/internal/transport"
 )
@@ -123,6 +124,7 @@ func slowBody(c net.Conn, quit chan struct{}) {
 
 func TestHTTPOverUnixSocket(t *testing.T) {
 	leakcheck.Check(t)
+	afunix.Need(t)
 	path := filepath.Join(t.TempDir(), "notify.sock")
 	ln, err := net.Listen("unix", path)
 	if err != nil {
@@ -154,6 +156,7 @@ func TestHTTPOverUnixSocket(t *testing.T) {
 // A sink served by another user gets not a byte: not the token, not the
 // prompt (VPet's socket at a path someone else took first).
 func TestHTTPOverUnixSocketOtherUser(t *testing.T) {
+	afunix.Need(t)
 	path := filepath.Join(t.TempDir(), "notify.sock")
 	ln, err := net.Listen("unix", path)
 	if err != nil {

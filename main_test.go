@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"testing"
 	"time"
@@ -157,6 +158,10 @@ func TestScript(t *testing.T) {
 			// backslashes doubled), for goldens that record a cwd.
 			work, _ := json.Marshal(env.WorkDir)
 			env.Setenv("WORK_JSON", string(work[1:len(work)-1]))
+			// $WORK and $BIN inside a regular expression (a Windows path's
+			// backslashes would be escapes there).
+			env.Setenv("WORK_RE", regexp.QuoteMeta(env.WorkDir))
+			env.Setenv("BIN_RE", regexp.QuoteMeta(filepath.Dir(bin)))
 			env.Setenv("GORACE", raceOptions)
 			// hookwire waits for every delivery, as before the grace: the
 			// goldens count each surface's lines and read what it got once

@@ -103,6 +103,11 @@ var clineSettings = &Settings{
 	User: []string{".cline", "hooks"}, Project: []string{".clinerules", "hooks"},
 	HomeVar: "CLINE_DIR", HomeRel: []string{"hooks"},
 	Shape: EventFiles, Unit: time.Second, Positional: true,
+	// On Windows too its hooks' loader runs a file by its shebang, so
+	// hookwire's #!/bin/sh file runs in sh (Git Bash's): the lines'
+	// paths are quoted for it (cline 3.0.65, @cline/core's hooks loader;
+	// docs/reference/windows-shells.md).
+	WindowsShell: ShellBash,
 
 	// Its commands: one on PATH tells hookwire setup it is installed.
 	Commands: []string{"cline"},

@@ -2,11 +2,13 @@ package coucou
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/hookwire/hookwire/internal/agent"
@@ -82,6 +84,14 @@ func socketAt(path, why string) []install.Finding {
 		if uid, ok := safefile.Owner(fi); ok && uid != os.Getuid() {
 			start.What = fmt.Sprintf("%s belongs to uid %d, not you: nb-hook will not talk to it", path, uid)
 			start.Fix = "remove it, and start Coucou as yourself"
+			return []install.Finding{start}
+		}
+	} else if !strings.HasPrefix(path, `\\.\pipe\`) {
+		// A Unix socket (COUCOU_SOCKET, Windows 10 and later) is a file
+		// there too, though not one Go reports as a socket: one that is
+		// not there is said so, rather than as the dial's error.
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			start.What = "Coucou's socket " + at + " is not there"
 			return []install.Finding{start}
 		}
 	}

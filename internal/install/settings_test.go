@@ -194,6 +194,9 @@ func TestQuoteWindows(t *testing.T) {
 		{"gemini", `C:\Users\me\bin\nb-hook.exe`, `C:\Users\me\bin\nb-hook.exe`},
 		{"gemini", `C:\Users\Jo's PC\nb-hook.exe`, `& 'C:\Users\Jo''s PC\nb-hook.exe'`},
 		{"copilot", `C:\Program Files\nb-hook.exe`, `& 'C:\Program Files\nb-hook.exe'`},
+		// Cline's event files are #!/bin/sh scripts, which it runs in sh
+		// there too: a bare path would lose its backslashes.
+		{"cline", `C:\Users\me\bin\nb-hook.exe`, `"C:\Users\me\bin\nb-hook.exe"`},
 	} {
 		a := Agents[c.agent]
 		got := a.quote(c.path)

@@ -334,10 +334,10 @@ func cmdModelAPIUsage(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// leftoverBudget is how long after the agent's exit a process of the
-// suite's may still run: a hook's whole budget (a finisher or a delivery
-// that went on after its hook returned ends within it), and slack for a
-// loaded machine.
+// leftoverBudget is how long a process of the suite's may still run after
+// the agent's exit, or after its own start if that is later (a plugin's
+// chain of the events queued at exit): a hook's whole budget (a finisher or
+// a courier ends within it), and slack for a loaded machine.
 const leftoverBudget = hook.Budget + time.Second
 
 // cmdAgent: agent [-timeout D] [-interrupt-when FILE:REGEXP] [-stdin FILE] NAME PROGRAM ARGS...
@@ -389,11 +389,12 @@ wait $pid`
 	err := ts.Exec("sh", append([]string{"-c", script, "sh", ts.MkAbs(name),
 		fmt.Sprint(int(timeout.Seconds())), interrupt, match, stdin}, args[1:]...)...)
 	ts.Logf("agent %s: exit %v after %v", name, err, time.Since(start).Round(time.Millisecond))
-	// Nothing of hookwire's outlives the agent by more than its budget:
-	// a delivery that went on after its hook returned, or a finisher, is
-	// done by then (and what the script reads next is there).
+	// Nothing of hookwire's runs past its budget after the agent's exit: a
+	// courier or a finisher is done by then, and so is, one after the other,
+	// what a plugin handed over as the agent exited (and what the script
+	// reads next is there).
 	if left := testkit.Settle(ts.Getenv("BIN"), ts.Getenv("XDG_RUNTIME_DIR"), leftoverBudget); len(left) > 0 {
-		ts.Fatalf("agent %s: hookwire processes outlived it by more than %v:\n%s", name, leftoverBudget, strings.Join(left, "\n"))
+		ts.Fatalf("agent %s: hookwire processes ran on past it for more than %v each:\n%s", name, leftoverBudget, strings.Join(left, "\n"))
 	}
 	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 124 && interrupt == "" {
 		ts.Fatalf("agent %s: timed out after %v; stderr:\n%s", name, timeout, tail(ts.MkAbs(name+".stderr")))

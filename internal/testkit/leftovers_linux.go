@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -49,15 +50,67 @@ func Leftovers(binDir, runDir string) []string {
 	return out
 }
 
-// Settle waits, up to within, until Leftovers(binDir, runDir) is empty,
-// and returns what is still there then.
+// Settle waits until Leftovers(binDir, runDir) is empty and returns
+// nothing, or returns what is still there (each with its age) as soon as one
+// of them has run longer than within, counted from its own start or from the
+// call, whichever is later. Each process is held to its own budget rather
+// than all of them to one clock: an agent's plugin hands the events still
+// queued at its exit to a chain (plugin_queue.js), each process starting
+// when the one before has ended, so the last may rightly start seconds after
+// the agent is gone. A chain that never drains is cut off after
+// settleChains × within.
 func Settle(binDir, runDir string, within time.Duration) []string {
-	for end := time.Now().Add(within); ; time.Sleep(20 * time.Millisecond) {
+	call := time.Now()
+	for ; ; time.Sleep(20 * time.Millisecond) {
 		left := Leftovers(binDir, runDir)
-		if len(left) == 0 || time.Now().After(end) {
-			return left
+		if len(left) == 0 {
+			return nil
+		}
+		now := time.Now()
+		over := now.Sub(call) > settleChains*within
+		var aged []string
+		for _, l := range left {
+			pid, _, _ := strings.Cut(l, " ")
+			age, ok := processAge(pid)
+			if !ok {
+				continue // ended since Leftovers saw it
+			}
+			if min(age, now.Sub(call)) > within {
+				over = true
+			}
+			aged = append(aged, fmt.Sprintf("%s (running for %v)", l, age.Round(time.Millisecond)))
+		}
+		if over && len(aged) > 0 {
+			return aged
 		}
 	}
+}
+
+// settleChains bounds how many budgets in a row Settle waits for processes
+// that each keep to theirs.
+const settleChains = 8
+
+// processAge is how long the process pid has run, from its stat line's
+// start time (field 22, in clock ticks since boot: USER_HZ, 100 on every
+// Linux this runs on) and the system's uptime.
+func processAge(pid string) (time.Duration, bool) {
+	stat, err := os.ReadFile(filepath.Join("/proc", pid, "stat"))
+	up, err2 := os.ReadFile("/proc/uptime")
+	f := statFields(stat)
+	if err != nil || err2 != nil || len(f) < 20 {
+		return 0, false
+	}
+	ticks, err := strconv.ParseInt(f[19], 10, 64)
+	upFields := strings.Fields(string(up))
+	if err != nil || len(upFields) == 0 {
+		return 0, false
+	}
+	uptime, err := strconv.ParseFloat(upFields[0], 64)
+	if err != nil {
+		return 0, false
+	}
+	const userHZ = 100
+	return time.Duration(uptime*float64(time.Second)) - time.Duration(ticks)*time.Second/userHZ, true
 }
 
 // The stat line's fields after the command (which may hold spaces and

@@ -156,9 +156,16 @@ type conn struct {
 	wmu sync.Mutex
 	in  io.WriteCloser // the relay's stdin: Controls
 
-	asks    chan struct{} // a slot per waiting Ask
-	done    *progress
-	refused int // refused lines, for the log's bound
+	asks chan struct{} // a slot per waiting Ask
+	done *progress
+	// ackMu is held from a delivery's start to its ack, so that a stop
+	// closes the relay's stdin between two deliveries, after acking what
+	// was carried out: the next `hookwire remote` (a new process, with no
+	// progress of this one's) must not be replayed what it already showed.
+	ackMu   sync.Mutex
+	pending uint64 // the highest seq carried out and not yet acked
+	stopped bool   // the relay's stdin is closed: nothing more is carried out
+	refused int    // refused lines, for the log's bound
 	helloed bool
 }
 
@@ -182,6 +189,11 @@ func (d *Desktop) connect(ctx context.Context, h Host, done *progress) error {
 		return err
 	}
 	d.say("%s: connecting: %s", h.Name, strings.Join(h.Argv, " "))
+	// The approvals still waiting when the connection ends are given up:
+	// the hooks that asked were answered by the relay going away, and
+	// Coucou's cards close with their connections.
+	askCtx, giveUp := context.WithCancel(context.Background())
+	c := &conn{d: d, host: h, ctx: ctx, askCtx: askCtx, in: in, asks: make(chan struct{}, MaxAsks), done: done}
 	// Stopping: the relay's stdin closes first, so that it ends as on a
 	// dropped connection (its socket unlinked); its group is killed if it
 	// has not after a moment.
@@ -189,7 +201,7 @@ func (d *Desktop) connect(ctx context.Context, h Host, done *progress) error {
 	go func() {
 		select {
 		case <-ctx.Done():
-			in.Close()
+			c.stop()
 			select {
 			case <-stopped:
 			case <-time.After(time.Second):
@@ -198,11 +210,6 @@ func (d *Desktop) connect(ctx context.Context, h Host, done *progress) error {
 		case <-stopped:
 		}
 	}()
-	// The approvals still waiting when the connection ends are given up:
-	// the hooks that asked were answered by the relay going away, and
-	// Coucou's cards close with their connections.
-	askCtx, giveUp := context.WithCancel(context.Background())
-	c := &conn{d: d, host: h, ctx: ctx, askCtx: askCtx, in: in, asks: make(chan struct{}, MaxAsks), done: done}
 	serr := c.serve(out)
 	giveUp()
 	in.Close()
@@ -262,7 +269,6 @@ func (p *prefixed) line(b []byte) {
 // serve reads the stream: a Hello, then Deliveries, until EOF.
 func (c *conn) serve(out io.Reader) error {
 	r := bufio.NewReaderSize(out, 64<<10)
-	var pending uint64 // the highest seq carried out and not yet acked
 	for {
 		line, err := readLine(r, MaxLine)
 		if errors.Is(err, errTooLong) {
@@ -271,7 +277,9 @@ func (c *conn) serve(out io.Reader) error {
 		}
 		if err != nil {
 			if errors.Is(err, io.EOF) {
-				c.ack(pending)
+				c.ackMu.Lock()
+				c.ackPending()
+				c.ackMu.Unlock()
 				return nil
 			}
 			return err
@@ -299,6 +307,13 @@ func (c *conn) serve(out io.Reader) error {
 			c.refuse(del.Seq, del.Surface, "a delivery before the relay's hello")
 			return errors.New("the relay sent a delivery before its hello")
 		}
+		c.ackMu.Lock()
+		if c.stopped {
+			// Read after the stop: the relay keeps it for the next
+			// connection.
+			c.ackMu.Unlock()
+			continue
+		}
 		switch {
 		case del.Ask != 0:
 			c.ask(*del)
@@ -311,16 +326,30 @@ func (c *conn) serve(out io.Reader) error {
 			c.carry(*del)
 			c.done.carried = max(c.done.carried, del.Seq)
 		}
-		if del.Seq > pending {
-			pending = del.Seq
-		}
+		c.pending = max(c.pending, del.Seq)
 		// Acks are batched while a backlog streams: one when the stream
-		// pauses (nothing more buffered), and at the end.
+		// pauses (nothing more buffered), at a stop, and at the end.
 		if r.Buffered() == 0 {
-			c.ack(pending)
-			pending = 0
+			c.ackPending()
 		}
+		c.ackMu.Unlock()
 	}
+}
+
+// ackPending acks what was carried out since the last ack (under ackMu).
+func (c *conn) ackPending() {
+	c.ack(c.pending)
+	c.pending = 0
+}
+
+// stop ends the connection from this side, between two deliveries: what
+// was carried out is acked, then the relay's stdin closes.
+func (c *conn) stop() {
+	c.ackMu.Lock()
+	defer c.ackMu.Unlock()
+	c.ackPending()
+	c.stopped = true
+	c.in.Close()
 }
 
 // hello checks the relay's first line.

@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -131,5 +133,72 @@ func TestProgressAgain(t *testing.T) {
 	p.carried = 14
 	if p.again(2) {
 		t.Error("a relay that names no spool: skipped")
+	}
+}
+
+// countingRequest counts the deliveries carried out, and blocks each until
+// released.
+type countingRequest struct {
+	blocking
+	n *atomic.Int32
+}
+
+func (r countingRequest) Do(ctx context.Context) (transport.Reply, error) {
+	r.n.Add(1)
+	return r.blocking.Do(ctx)
+}
+
+// A stop (SIGINT) that comes while a delivery is carried out acks it before
+// the relay's stdin closes: the next `hookwire remote`, a new process that
+// knows nothing of this one's progress, is not replayed what the surface
+// already showed. What the relay streams after the stop is not carried out:
+// it stays in the spool for the next connection.
+func TestStopAcksWhatWasCarried(t *testing.T) {
+	release := make(chan struct{})
+	var carried atomic.Int32
+	d := &Desktop{Surfaces: map[string]Surface{Coucou: func(string, Delivery) (Carry, error) {
+		return Carry{Request: countingRequest{blocking{release}, &carried}, Within: 10 * time.Second}, nil
+	}}, Stderr: io.Discard}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	c := &conn{d: d, host: Host{Name: "h"}, ctx: context.Background(), askCtx: context.Background(), in: inW, asks: make(chan struct{}, MaxAsks), done: &progress{}}
+	controls := make(chan string, 10)
+	go func() {
+		defer close(controls)
+		s := bufio.NewScanner(inR)
+		for s.Scan() {
+			controls <- s.Text()
+		}
+	}()
+	served := make(chan error, 1)
+	go func() { served <- c.serve(outR) }()
+	fmt.Fprintf(outW, `{"hello":{"v":%d,"spool":"s1"}}`+"\n", Version)
+	fmt.Fprintln(outW, `{"seq":7,"surface":"`+Coucou+`"}`)
+	for carried.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	stopped := make(chan struct{})
+	go func() { c.stop(); close(stopped) }()
+	select {
+	case <-stopped:
+		t.Fatal("the stop closed the relay's stdin while a delivery was carried out")
+	case <-time.After(100 * time.Millisecond):
+	}
+	close(release)
+	<-stopped
+	var got []string
+	for l := range controls {
+		got = append(got, l)
+	}
+	if strings.Join(got, "|") != `{"ack":7}` {
+		t.Errorf("the relay was told %q before its stdin closed, want the carried delivery's ack", got)
+	}
+	fmt.Fprintln(outW, `{"seq":8,"surface":"`+Coucou+`"}`)
+	outW.Close()
+	if err := <-served; err != nil {
+		t.Fatal(err)
+	}
+	if n := carried.Load(); n != 1 {
+		t.Errorf("%d deliveries carried out, want 1: the one read after the stop is the next connection's", n)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -55,6 +56,11 @@ func TestMain(m *testing.M) {
 	}
 	if filepath.Base(os.Args[0]) == "tmux" {
 		testkit.Tmux()
+		os.Exit(0)
+	}
+	if strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe") == "argv-echo" {
+		// A shell that prints how it was called (windows_shell_test.go).
+		json.NewEncoder(os.Stdout).Encode(os.Args[1:])
 		os.Exit(0)
 	}
 	if filepath.Base(os.Args[0]) == "foreign-listener" {

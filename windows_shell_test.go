@@ -133,3 +133,81 @@ func stopCommand(t *testing.T, settings []byte) string {
 	t.Fatalf("no Stop hook runs nb-hook.exe in\n%s", settings)
 	return ""
 }
+
+// nb-hook's status line, installed over one the user had, runs in cmd.exe
+// as Claude Code hands it over there (`cmd.exe /d /s /c "COMMAND"`), and
+// chains that one: the previous command reaches the shell Claude Code would
+// run it with (CLAUDE_CODE_GIT_BASH_PATH, here a program that prints its
+// arguments) as one word, the very command. In sh's single quotes cmd.exe
+// split it, and nb-hook refused its own command line.
+func TestStatusLineRunsInCmd(t *testing.T) {
+	bin, err := testkit.BuildSuite(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := os.ReadFile(filepath.Join(bin, "nb-hook.exe"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	echo, err := os.ReadFile(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	home := filepath.Join(dir, "home")
+	prog := filepath.Join(dir, `Program Files\hook wire`, "nb-hook.exe")
+	bash := filepath.Join(dir, "argv-echo.exe")
+	for _, d := range []string{filepath.Dir(prog), filepath.Join(home, ".claude")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(prog, exe, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bash, echo, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const prev = `node C:\Users\me\.claude\status line.js --short`
+	settings := filepath.Join(home, ".claude", "settings.json")
+	if err := os.WriteFile(settings, []byte(`{"statusLine": {"type": "command", "command": "node C:\\Users\\me\\.claude\\status line.js --short"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := append(baseEnv(dir), "USERPROFILE="+home, "HOME=")
+	install := exec.Command(prog, "install", "--agent", "claude", "--statusline", "--path", prog)
+	install.Env = env
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Fatalf("install: %v: %s", err, out)
+	}
+	b, err := os.ReadFile(settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		StatusLine struct {
+			Command string `json:"command"`
+		} `json:"statusLine"`
+	}
+	if err := json.Unmarshal(b, &s); err != nil || !strings.Contains(s.StatusLine.Command, "--statusline") {
+		t.Fatalf("no status line of nb-hook's in\n%s", b)
+	}
+
+	comspec := os.Getenv("ComSpec")
+	if comspec == "" {
+		comspec = "cmd.exe"
+	}
+	cmdline := `cmd.exe /d /s /c "` + s.StatusLine.Command + `"`
+	cmd := exec.Command(comspec)
+	cmd.SysProcAttr = &syscall.SysProcAttr{CmdLine: cmdline}
+	cmd.Env = append(env, "CLAUDE_CODE_GIT_BASH_PATH="+bash, `COUCOU_SOCKET=\\.\pipe\hookwire-test-`+randomUUID(t))
+	cmd.Stdin = strings.NewReader(`{"session_id":"s1","model":{"display_name":"Opus"}}`)
+	out, err := cmd.Output()
+	want, _ := json.Marshal([]string{"-c", prev})
+	if err != nil || string(out) != string(want)+"\n" {
+		t.Fatalf("%s: %v: the status line printed %q, want the previous one's %s", cmdline, err, out, want)
+	}
+}

@@ -135,7 +135,7 @@ func (c *doctorCmd) settings(getenv func(string) string, bin string) []Finding {
 		}
 		path = ownLink(path)
 		if a.Shape == agent.EventFiles {
-			out = append(out, c.spec.eventFilesFinding(a, path, bin, install))
+			out = append(out, c.spec.eventFilesFinding(a, path, bin, install)...)
 			continue
 		}
 		data, err := safefile.ReadFile(path)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -219,12 +220,36 @@ func (s Spec) eventFilesInstalled(a *Agent, dir, bin string) (all, some bool) {
 }
 
 // eventFilesFinding is doctor's word on the event files in dir.
-func (s Spec) eventFilesFinding(a *Agent, dir, bin, install string) Finding {
+func (s Spec) eventFilesFinding(a *Agent, dir, bin, install string) []Finding {
 	switch all, some := s.eventFilesInstalled(a, dir, bin); {
 	case all:
-		return Finding{Status: OK, What: fmt.Sprintf("%s: hooks installed in %s", a.Name, dir)}
+		return append([]Finding{{Status: OK, What: fmt.Sprintf("%s: hooks installed in %s", a.Name, dir)}}, eventFilesOnWindows(a)...)
 	case some:
-		return Finding{Status: Warn, What: fmt.Sprintf("%s: hooks in %s are not this binary's or not all there", a.Name, dir), Fix: install}
+		return append([]Finding{{Status: Warn, What: fmt.Sprintf("%s: hooks in %s are not this binary's or not all there", a.Name, dir), Fix: install}}, eventFilesOnWindows(a)...)
 	}
-	return Finding{Status: Info, What: fmt.Sprintf("%s: no hooks in %s", a.Name, dir), Fix: install + ", if you use it"}
+	return []Finding{{Status: Info, What: fmt.Sprintf("%s: no hooks in %s", a.Name, dir), Fix: install + ", if you use it"}}
 }
+
+// eventFilesOnWindows: on Windows, Cline CLI runs hookwire's #!/bin/sh file
+// with the sh it finds on PATH (its hooks' loader runs a file by its
+// shebang there too), which Windows has only with Git for Windows or
+// another Unix layer; and Cline's VS Code extension runs only <Event>.ps1
+// files there, of which hookwire writes none.
+func eventFilesOnWindows(a *Agent) []Finding {
+	if !onWindows {
+		return nil
+	}
+	var out []Finding
+	if sh, err := lookPath("sh"); err != nil {
+		out = append(out, Finding{Status: Fail,
+			What: fmt.Sprintf("%s: %s runs each hook file with sh, by its #!/bin/sh line, and no sh is on PATH here: its hooks cannot start", a.Name, a.Title()),
+			Fix:  `install Git for Windows and put its usr\bin folder (C:\Program Files\Git\usr\bin) on PATH where the agent runs`})
+	} else {
+		out = append(out, Finding{Status: OK, What: fmt.Sprintf("%s: %s runs the hook files with %s", a.Name, a.Title(), sh)})
+	}
+	return append(out, Finding{Status: Info,
+		What: fmt.Sprintf("%s: these hooks are Cline CLI's: Cline's VS Code extension runs only <Event>.ps1 hook files on Windows, which install does not write", a.Name)})
+}
+
+// lookPath is exec.LookPath (tests replace it).
+var lookPath = exec.LookPath

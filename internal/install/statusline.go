@@ -42,7 +42,7 @@ func (s Spec) InstallStatusLine(data []byte, bin string) ([]byte, error) {
 		prev = p
 	}
 	if strings.TrimSpace(prev) != "" {
-		command += " " + s.StatusLine.Previous + " " + shellQuote(prev)
+		command += " " + s.StatusLine.Previous + " " + quotePrevious(prev)
 	}
 	d.setMember(obj, "type", "command", 2)
 	d.setMember(obj, "command", command, 2)
@@ -89,6 +89,36 @@ func (s Spec) chained(command string) (prev string, ours bool) {
 		return w[i+1], true
 	}
 	return "", true
+}
+
+// quotePrevious quotes the chained command as one word of the status line
+// command. On Windows Claude Code runs that line in Git Bash, or in cmd.exe
+// where it finds none: double quotes make one word for both (and for the
+// .exe's own reading of its command line) while nothing inside is special to
+// either; any other command keeps sh's single quotes, which only Git Bash
+// reads.
+func quotePrevious(prev string) string {
+	if onWindows && sameInDoubleQuotes(prev) {
+		return `"` + prev + `"`
+	}
+	return shellQuote(prev)
+}
+
+// sameInDoubleQuotes: s in double quotes is s to bash, to cmd.exe, to a
+// Windows program's command line and to words: no quote, no $ ` (bash) or
+// % (cmd.exe), no control character, and no backslash before a character
+// one of them escapes with it, or at the end.
+func sameInDoubleQuotes(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c < 0x20 || c == 0x7f || strings.IndexByte("\"$`%", c) >= 0:
+			return false
+		case c == '\\' && (i+1 == len(s) || strings.IndexByte("\\\"'`$ ", s[i+1]) >= 0):
+			return false
+		}
+	}
+	return true
 }
 
 // shellQuote quotes s as one sh word.

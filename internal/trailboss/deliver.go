@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -57,6 +58,18 @@ func Endpoint(getenv func(string) string, allowRemote bool) (string, error) {
 	}
 	return endpoint, nil
 }
+
+// noDaemonHere: on Windows, with no URL given, there is no daemon to try.
+// Trail Boss's runs beside tmux, and the default address is not worth a
+// connect there: Windows takes about 2 s to refuse one on loopback (it
+// retries the SYN; libuv/libuv#2896), which the connect budget would cut
+// short, a courier carrying on in the background each time.
+func noDaemonHere(getenv func(string) string) bool {
+	return onWindows && getenv(EnvDaemonURL) == "" && getenv(EnvURL) == ""
+}
+
+// onWindows is runtime.GOOS == "windows" (tests set it).
+var onWindows = runtime.GOOS == "windows"
 
 // result is what became of one event.
 type result int

@@ -87,6 +87,10 @@ func (c *hookCLI) Run(inv *hook.Invocation) error {
 		inv.Skip("%s not sent: not inside tmux (TMUX_PANE is unset), and Trail Boss routes by pane", act.typ)
 		return nil
 	}
+	if noDaemonHere(inv.Getenv) {
+		inv.Skip("%s not sent: Trail Boss has no Windows end (its daemon runs beside tmux), and neither %s nor %s names one", act.typ, EnvURL, EnvDaemonURL)
+		return nil
+	}
 	endpoint, err := Endpoint(inv.Getenv, c.AllowRemote)
 	if err != nil {
 		return err

@@ -326,3 +326,24 @@ func TestFindDataUnderProfile(t *testing.T) {
 		t.Errorf("not found: %s", p.Why)
 	}
 }
+
+// On Windows, with no URL given, the hook tries no daemon: the default
+// address is Trail Boss's beside tmux, which Windows does not have.
+func TestNoDaemonHere(t *testing.T) {
+	defer func(w bool) { onWindows = w }(onWindows)
+	for _, tc := range []struct {
+		windows bool
+		env     map[string]string
+		want    bool
+	}{
+		{true, nil, true},
+		{true, map[string]string{EnvURL: "http://127.0.0.1:4000"}, false},
+		{true, map[string]string{EnvDaemonURL: "http://127.0.0.1:4000/event/normalized"}, false},
+		{false, nil, false},
+	} {
+		onWindows = tc.windows
+		if got := noDaemonHere(func(k string) string { return tc.env[k] }); got != tc.want {
+			t.Errorf("windows %v, %v: noDaemonHere = %v, want %v", tc.windows, tc.env, got, tc.want)
+		}
+	}
+}

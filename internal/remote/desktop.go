@@ -307,32 +307,35 @@ func (c *conn) serve(out io.Reader) error {
 			c.refuse(del.Seq, del.Surface, "a delivery before the relay's hello")
 			return errors.New("the relay sent a delivery before its hello")
 		}
-		c.ackMu.Lock()
-		if c.stopped {
-			// Read after the stop: the relay keeps it for the next
-			// connection.
-			c.ackMu.Unlock()
-			continue
-		}
-		switch {
-		case del.Ask != 0:
-			c.ask(*del)
-		case del.Seq != 0 && c.done.again(del.Seq):
-			// Carried out on the last connection, whose ack was lost
-			// with it: the relay replays it, the surface must not see it
-			// twice. (Seq 0: a delivery the relay took live, unspooled,
-			// from a hook whose disk is full: never replayed.)
-		default:
-			c.carry(*del)
-			c.done.carried = max(c.done.carried, del.Seq)
-		}
-		c.pending = max(c.pending, del.Seq)
-		// Acks are batched while a backlog streams: one when the stream
-		// pauses (nothing more buffered), at a stop, and at the end.
-		if r.Buffered() == 0 {
-			c.ackPending()
-		}
-		c.ackMu.Unlock()
+		c.deliver(*del, r.Buffered() == 0)
+	}
+}
+
+// deliver carries out one delivery of the stream, or answers it (an Ask),
+// unless the connection is stopping; paused says nothing more is buffered.
+func (c *conn) deliver(del Delivery, paused bool) {
+	c.ackMu.Lock()
+	defer c.ackMu.Unlock()
+	if c.stopped {
+		return // read after the stop: the relay keeps it for the next connection
+	}
+	switch {
+	case del.Ask != 0:
+		c.ask(del)
+	case del.Seq != 0 && c.done.again(del.Seq):
+		// Carried out on the last connection, whose ack was lost with it:
+		// the relay replays it, the surface must not see it twice. (Seq 0:
+		// a delivery the relay took live, unspooled, from a hook whose disk
+		// is full: never replayed.)
+	default:
+		c.carry(del)
+		c.done.carried = max(c.done.carried, del.Seq)
+	}
+	c.pending = max(c.pending, del.Seq)
+	// Acks are batched while a backlog streams: one when the stream pauses
+	// (nothing more buffered), at a stop, and at the end.
+	if paused {
+		c.ackPending()
 	}
 }
 

@@ -50,10 +50,11 @@ func Leftovers(binDir, runDir string) []string {
 	return out
 }
 
-// Settle waits until Leftovers(binDir, runDir) is empty and returns
-// nothing, or returns what is still there (each with its age) as soon as one
-// of them has run longer than within, counted from its own start or from the
-// call, whichever is later. Each process is held to its own budget rather
+// Settle waits until Leftovers(binDir, runDir) is empty, and nothing waits
+// to run a binary of binDir either (chained), and returns nothing; or
+// returns what is still there (each with its age) as soon as one of them has
+// run longer than within, counted from its own start or from the call,
+// whichever is later. Each process is held to its own budget rather
 // than all of them to one clock: an agent's plugin hands the events still
 // queued at its exit to a chain (plugin_queue.js), each process starting
 // when the one before has ended, so the last may rightly start seconds after
@@ -63,11 +64,15 @@ func Settle(binDir, runDir string, within time.Duration) []string {
 	call := time.Now()
 	for ; ; time.Sleep(20 * time.Millisecond) {
 		left := Leftovers(binDir, runDir)
-		if len(left) == 0 {
+		queued := chained(binDir, runDir)
+		if len(left) == 0 && len(queued) == 0 {
 			return nil
 		}
 		now := time.Now()
-		over := now.Sub(call) > settleChains*within
+		if now.Sub(call) > settleChains*within {
+			return append(left, queued...)
+		}
+		over := false
 		var aged []string
 		for _, l := range left {
 			pid, _, _ := strings.Cut(l, " ")
@@ -80,10 +85,40 @@ func Settle(binDir, runDir string, within time.Duration) []string {
 			}
 			aged = append(aged, fmt.Sprintf("%s (running for %v)", l, age.Round(time.Millisecond)))
 		}
-		if over && len(aged) > 0 {
+		if over {
 			return aged
 		}
 	}
+}
+
+// chained are the processes that wait to run a binary of binDir for
+// runDir (plugin_queue.js's sh, in the chain at the agent's exit): not the
+// binary yet, but a path in binDir among their arguments.
+func chained(binDir, runDir string) []string {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	want := []byte("XDG_RUNTIME_DIR=" + runDir + "\x00")
+	var out []string
+	for _, e := range entries {
+		dir := filepath.Join("/proc", e.Name())
+		exe, err := os.Readlink(filepath.Join(dir, "exe"))
+		if err != nil || filepath.Dir(exe) == binDir {
+			continue
+		}
+		cmdline, _ := os.ReadFile(filepath.Join(dir, "cmdline"))
+		if !bytes.Contains(cmdline, []byte("\x00"+binDir+"/")) {
+			continue
+		}
+		environ, _ := os.ReadFile(filepath.Join(dir, "environ"))
+		if !bytes.Contains(append(environ, 0), want) {
+			continue
+		}
+		what := strings.ReplaceAll(strings.TrimSuffix(string(cmdline), "\x00"), "\x00", " ")
+		out = append(out, fmt.Sprintf("%s %s (waits to run it)", e.Name(), what))
+	}
+	return out
 }
 
 // settleChains bounds how many budgets in a row Settle waits for processes

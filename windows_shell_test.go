@@ -28,14 +28,7 @@ import (
 // in Wine: Gemini CLI's and Copilot CLI's PowerShell lines are checked as
 // bytes only (windows_install_claude.txtar).
 func TestInstalledCommandRunsInCmd(t *testing.T) {
-	bin, err := testkit.BuildSuite(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	exe, err := os.ReadFile(filepath.Join(bin, "nb-hook.exe"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	exe := nbHookExe(t)
 	for _, tc := range []struct {
 		agent, settings, dir string
 		cmdline              func(command string) string
@@ -86,12 +79,7 @@ func TestInstalledCommandRunsInCmd(t *testing.T) {
 				got <- line
 			}()
 
-			comspec := os.Getenv("ComSpec")
-			if comspec == "" {
-				comspec = "cmd.exe"
-			}
-			cmd := exec.Command(comspec)
-			cmd.SysProcAttr = &syscall.SysProcAttr{CmdLine: tc.cmdline(command)}
+			cmd := inCmd(tc.cmdline(command))
 			cmd.Env = append(env, "COUCOU_SOCKET="+pipe)
 			cmd.Stdin = strings.NewReader(`{"session_id":"s1","cwd":"C:\\w","hook_event_name":"Stop"}`)
 			out, err := cmd.CombinedOutput()
@@ -108,6 +96,32 @@ func TestInstalledCommandRunsInCmd(t *testing.T) {
 			}
 		})
 	}
+}
+
+// nbHookExe is the suite's nb-hook.exe, to copy where a test needs it.
+func nbHookExe(t *testing.T) []byte {
+	t.Helper()
+	bin, err := testkit.BuildSuite(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := os.ReadFile(filepath.Join(bin, "nb-hook.exe"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exe
+}
+
+// inCmd is cmd.exe (%ComSpec%) started with cmdline as its whole command
+// line, verbatim, as an agent's runtime hands it over.
+func inCmd(cmdline string) *exec.Cmd {
+	comspec := os.Getenv("ComSpec")
+	if comspec == "" {
+		comspec = "cmd.exe"
+	}
+	cmd := exec.Command(comspec)
+	cmd.SysProcAttr = &syscall.SysProcAttr{CmdLine: cmdline}
+	return cmd
 }
 
 // stopCommand is the command line of the Stop hook install wrote.
@@ -141,14 +155,7 @@ func stopCommand(t *testing.T, settings []byte) string {
 // arguments) as one word, the very command. In sh's single quotes cmd.exe
 // split it, and nb-hook refused its own command line.
 func TestStatusLineRunsInCmd(t *testing.T) {
-	bin, err := testkit.BuildSuite(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	exe, err := os.ReadFile(filepath.Join(bin, "nb-hook.exe"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	exe := nbHookExe(t)
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -196,13 +203,8 @@ func TestStatusLineRunsInCmd(t *testing.T) {
 		t.Fatalf("no status line of nb-hook's in\n%s", b)
 	}
 
-	comspec := os.Getenv("ComSpec")
-	if comspec == "" {
-		comspec = "cmd.exe"
-	}
 	cmdline := `cmd.exe /d /s /c "` + s.StatusLine.Command + `"`
-	cmd := exec.Command(comspec)
-	cmd.SysProcAttr = &syscall.SysProcAttr{CmdLine: cmdline}
+	cmd := inCmd(cmdline)
 	cmd.Env = append(env, "CLAUDE_CODE_GIT_BASH_PATH="+bash, `COUCOU_SOCKET=\\.\pipe\hookwire-test-`+randomUUID(t))
 	cmd.Stdin = strings.NewReader(`{"session_id":"s1","model":{"display_name":"Opus"}}`)
 	out, err := cmd.Output()

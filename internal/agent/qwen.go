@@ -79,6 +79,11 @@ var qwen = &Dialect{
 
 		// Its commands: one on PATH tells hookwire setup it is installed.
 		Commands: []string{"qwen"},
+		// cmd.exe (/d /s /c), but bash -c when Qwen was started from Git
+		// Bash (getShellConfiguration, 0.24.4): double quotes, which both
+		// read, and bash needs around a backslash
+		// (docs/reference/windows-shells.md).
+		WindowsShell: ShellBash,
 	},
 	// Claude Code's replies: hookSpecificOutput with PermissionRequest's
 	// decision.behavior (Qwen reads no updatedPermissions; it sends no

@@ -190,7 +190,9 @@ func TestQuoteWindows(t *testing.T) {
 		{"claude", `\\srv\$share\nb-hook.exe`, `"\\\srv\\\$share\nb-hook.exe"`},
 		{"codex", `C:\Users\me\bin\nb-hook.exe`, `C:\Users\me\bin\nb-hook.exe`},
 		{"codex", `C:\Program Files\hookwire\nb-hook.exe`, `"C:\Program Files\hookwire\nb-hook.exe"`},
-		{"qwen", `C:\Users\me\bin\nb-hook.exe`, `C:\Users\me\bin\nb-hook.exe`},
+		// Qwen Code runs hooks in cmd.exe, or in bash when started from
+		// Git Bash: a bare path would lose its backslashes there.
+		{"qwen", `C:\Users\me\bin\nb-hook.exe`, `"C:\Users\me\bin\nb-hook.exe"`},
 		{"gemini", `C:\Users\me\bin\nb-hook.exe`, `C:\Users\me\bin\nb-hook.exe`},
 		{"gemini", `C:\Users\Jo's PC\nb-hook.exe`, `& 'C:\Users\Jo''s PC\nb-hook.exe'`},
 		{"copilot", `C:\Program Files\nb-hook.exe`, `& 'C:\Program Files\nb-hook.exe'`},

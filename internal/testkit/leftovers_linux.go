@@ -14,7 +14,8 @@ import (
 // XDG_RUNTIME_DIR=runDir in their environment (a script's hooks, and what
 // they started: finishers, couriers), each as "PID ARGV", but for
 // `hookwire remote` and `hookwire relay`, which are no hooks and run until
-// stopped. Zombies are among them while their parent lives.
+// stopped. Zombies are among them while their parent, of the same
+// runDir, lives.
 func Leftovers(binDir, runDir string) []string {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
@@ -30,8 +31,14 @@ func Leftovers(binDir, runDir string) []string {
 		if !zombie && (err != nil || filepath.Dir(exe) != binDir) {
 			continue
 		}
-		environ, _ := os.ReadFile(filepath.Join(dir, "environ"))
-		if !zombie && !bytes.Contains(append(environ, 0), append(want, 0)) {
+		// A zombie's environment is gone: its parent's says whose it is
+		// (another script's agent may be slow to reap its own).
+		envOf := dir
+		if zombie {
+			envOf = filepath.Join("/proc", ppidField(stat))
+		}
+		environ, _ := os.ReadFile(filepath.Join(envOf, "environ"))
+		if !bytes.Contains(append(environ, 0), append(want, 0)) {
 			continue
 		}
 		if zombie && !strings.HasPrefix(commOf(stat), "hookwire") && !isSuiteName(commOf(stat)) {

@@ -31,8 +31,9 @@ func startSh(t *testing.T, runDir, script string) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	go func() { _ = cmd.Wait() }()
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	t.Cleanup(func() { _ = cmd.Process.Kill(); <-done })
 }
 
 // A chain whose processes each keep to the budget may run longer than it in
@@ -78,5 +79,32 @@ func TestSettleOnlyThisRunDir(t *testing.T) {
 	time.Sleep(100 * time.Millisecond)
 	if left := Settle(bin, run, 200*time.Millisecond); len(left) > 0 {
 		t.Fatalf("Settle = %q, want nothing: the sleep runs for another run dir", left)
+	}
+}
+
+// A zombie of the suite's is the run's whose parent is: another script's
+// agent, slow to reap its hooks, is not this script's leftover.
+func TestLeftoversZombieByParent(t *testing.T) {
+	bin, run := settleBin(t)
+	b, err := os.ReadFile(filepath.Join(bin, "sleep"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bin, "nb-hook"), b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The parent execs into sleep, which never reaps the nb-hook it had.
+	startSh(t, run, filepath.Join(bin, "nb-hook")+" 0 & exec /bin/sleep 30")
+	var left []string
+	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if left = Leftovers(bin, run); len(left) == 1 && strings.Contains(left[0], "[nb-hook] <defunct>") {
+			break
+		}
+	}
+	if len(left) != 1 || !strings.Contains(left[0], "[nb-hook] <defunct>") {
+		t.Fatalf("Leftovers = %q, want the zombie of this run's parent", left)
+	}
+	if other := Leftovers(bin, t.TempDir()); len(other) > 0 {
+		t.Errorf("another run dir's Leftovers = %q, want nothing: the zombie's parent is not of that run", other)
 	}
 }
